@@ -1,0 +1,57 @@
+// The example MCP server: a plain Fastify app with fastify-sake registered on it.
+// `build()` returns the app without listening, so tests and server.js share it.
+import Fastify from 'fastify'
+import sake, { Type, defineTool, text, image, resource, resourceLink } from 'fastify-sake'
+
+// A 1x1 transparent PNG, so the content example needs no file on disk.
+const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+
+export const add = defineTool({
+  name: 'add',
+  title: 'Add two numbers',
+  description: 'Adds two numbers, optionally rounding the sum to a number of decimal places',
+  annotations: { readOnly: true, idempotent: true, openWorld: false },
+  args: {
+    a: Type.Number({ description: 'The first addend' }),
+    b: Type.Number({ description: 'The second addend' }),
+    // mirrored into the Mcp-Param-Precision header, so a gateway can route on it
+    precision: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, header: 'Precision', description: 'Decimal places to round to' }))
+  },
+  output: { sum: Type.Number() },
+  execute ({ a, b, precision }) {
+    const sum = a + b
+    return { sum: precision === undefined ? sum : Number(sum.toFixed(precision)) }
+  }
+})
+
+export const echo = defineTool({
+  name: 'echo',
+  description: 'Returns the text it is given',
+  annotations: { readOnly: true, idempotent: true, openWorld: false },
+  args: { text: Type.String({ description: 'The text to echo' }) },
+  execute: ({ text }) => text
+})
+
+export const showcase = defineTool({
+  name: 'content_showcase',
+  title: 'Content showcase',
+  description: 'Returns one block of each content kind: text, image, embedded resource and resource link',
+  annotations: { readOnly: true },
+  execute: () => [
+    text('Here is one block of each kind.'),
+    image(PIXEL, 'image/png'),
+    resource('example://notes/readme', '# Notes\nEmbedded as text.', { mimeType: 'text/markdown' }),
+    resourceLink('example://notes/changelog', 'changelog', { mimeType: 'text/markdown', description: 'The changelog, by reference' })
+  ]
+})
+
+export async function build (options = {}) {
+  const app = Fastify({ logger: options.logger ?? { level: process.env.LOG_LEVEL ?? 'info' } })
+  await app.register(sake, {
+    name: 'example-server',
+    version: '0.1.0',
+    instructions: 'Example tools: add numbers, echo text, and a showcase of content blocks.',
+    tools: [add, echo, showcase]
+  })
+  return app
+}

@@ -1,0 +1,88 @@
+/**
+ * What a tool returns, turned into a `CallToolResult`:
+ * - a string: one text block;
+ * - content blocks made by the helpers (one, or an array): sent as they are;
+ * - any other JSON value: JSON text plus `structuredContent` (legacy clients only take an object
+ *   there, so a non-object goes as text alone to them);
+ * - `withMeta(value, meta)`: one of the above plus `_meta` on the result;
+ * - `toolError(message)` or a thrown `ToolError`: `isError: true` with the message.
+ */
+import { ToolError } from '../errors.js'
+import { isContent, type ContentBlock } from './content.js'
+
+const kWithMeta = Symbol('fastify-sake.withMeta')
+
+/** A value with `_meta` for the result; made by `withMeta`. */
+export interface WithMeta<T> {
+  readonly [kWithMeta]: true
+  readonly value: T
+  readonly meta: Record<string, unknown>
+}
+
+/** A failed tool call the model should see; made by `toolError`. */
+export interface ToolErrorResult {
+  readonly [kWithMeta]: false
+  readonly error: ToolError
+}
+
+/** Adds `_meta` to the result of a tool call. */
+export function withMeta<T> (value: T, meta: Record<string, unknown>): WithMeta<T> {
+  return { [kWithMeta]: true, value, meta }
+}
+
+/** A tool error result (`isError: true`), the same as throwing `new ToolError(message)`. */
+export function toolError (message: string, options?: { meta?: Record<string, unknown> }): ToolErrorResult {
+  return { [kWithMeta]: false, error: new ToolError(message, options) }
+}
+
+export interface CallToolResult {
+  content: ContentBlock[] | Array<{ type: 'text', text: string }>
+  structuredContent?: unknown
+  isError?: boolean
+  _meta?: Record<string, unknown>
+}
+
+function isWrapper (value: unknown): value is WithMeta<unknown> | ToolErrorResult {
+  return typeof value === 'object' && value !== null && kWithMeta in value
+}
+
+/** Splits a return value into its payload and `_meta`, and spots tool errors. */
+export function unwrap (value: unknown): { value: unknown, meta: Record<string, unknown> | undefined, error: ToolError | undefined } {
+  if (isWrapper(value)) {
+    if (value[kWithMeta]) return { value: value.value, meta: value.meta, error: undefined }
+    return { value: undefined, meta: value.error.meta, error: value.error }
+  }
+  if (value instanceof ToolError) return { value: undefined, meta: value.meta, error: value }
+  return { value, meta: undefined, error: undefined }
+}
+
+/** A result with `isError: true` and one text block. */
+export function errorResult (message: string, meta?: Record<string, unknown>): CallToolResult {
+  const result: CallToolResult = { content: [{ type: 'text', text: message }], isError: true }
+  if (meta !== undefined) result._meta = meta
+  return result
+}
+
+/**
+ * Shapes a payload. `objectOnly` is true for clients whose `structuredContent` must be an object;
+ * `structured` is false for clients that predate structured output.
+ */
+export function shape (value: unknown, meta: Record<string, unknown> | undefined, structured: boolean, objectOnly: boolean): CallToolResult {
+  let result: CallToolResult
+  if (typeof value === 'string') {
+    result = { content: [{ type: 'text', text: value }] }
+  } else if (value === undefined) {
+    result = { content: [] }
+  } else if (isContent(value)) {
+    result = { content: [value] }
+  } else if (Array.isArray(value) && value.length > 0 && value.every(isContent)) {
+    result = { content: value }
+  } else {
+    result = { content: [{ type: 'text', text: JSON.stringify(value) }] }
+    if (structured && (!objectOnly || (typeof value === 'object' && value !== null && !Array.isArray(value)))) {
+      result.structuredContent = value
+    }
+  }
+  if (meta !== undefined) result._meta = meta
+  return result
+}

@@ -1,0 +1,283 @@
+/**
+ * Tool definitions: the typed shape users write, the checks run at registration, and the compiled
+ * form the server calls (wire JSON, validators and header rules built once).
+ */
+import { Kind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import type { ValidateFunction } from 'ajv'
+import { SakeToolDefinitionError } from '../errors.js'
+import type { Era } from '../protocol/eras.js'
+import { compile } from './ajv.js'
+import { extractHeaders, type HeaderParam } from './headers.js'
+import type { Icon } from './content.js'
+import type { ToolErrorResult, WithMeta } from './result.js'
+
+/** Advisory hints for clients (the spec's `*Hint` fields); never enforced by the server. */
+export interface ToolAnnotations {
+  title?: string
+  readOnly?: boolean
+  destructive?: boolean
+  idempotent?: boolean
+  openWorld?: boolean
+}
+
+/** Who is calling, as the client declared itself (self-reported: for display and logs only). */
+export interface ClientInfo {
+  info: { name: string, version: string, [key: string]: unknown } | undefined
+  capabilities: Record<string, unknown>
+}
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  /** The Fastify request carrying the call. */
+  readonly request: FastifyRequest
+  /** A pino child logger bound to the tool name and the request id. */
+  readonly log: FastifyBaseLogger
+  /** Aborted when the client goes away before the result is sent. */
+  readonly signal: AbortSignal
+  /** `modern` (2026-07-28, stateless) or `legacy` (a 2025 session). */
+  readonly era: Era
+  /** The protocol revision of this request. */
+  readonly protocolVersion: string
+  readonly client: ClientInfo
+  /** The legacy session id, or undefined in the modern era. */
+  readonly sessionId: string | undefined
+  /** The JSON-RPC id of the call. */
+  readonly requestId: string | number
+  /** The tool's name. */
+  readonly tool: string
+}
+
+/** `output` is either a map of properties (like `args`) or one whole TypeBox schema. */
+export type OutputSpec = TProperties | TSchema
+
+/** The TypeScript type of a tool's output. */
+export type OutputOf<O> = O extends TSchema ? Static<O> : O extends TProperties ? Static<TObject<O>> : unknown
+
+/** What `execute` may return: with `output`, a value of that type (possibly with `_meta`) or an error. */
+export type ToolReturn<O> = [O] extends [undefined]
+  ? unknown
+  : OutputOf<O> | WithMeta<OutputOf<O>> | ToolErrorResult
+
+interface ToolBase<O> {
+  /** Unique on the server; 1–128 of `A-Z a-z 0-9 _ - .` */
+  name: string
+  title?: string
+  description?: string
+  icons?: Icon[]
+  annotations?: ToolAnnotations
+  /** Merged into the tool's `_meta` in `tools/list`. */
+  meta?: Record<string, unknown>
+  /** Milliseconds a client may cache a list page holding this tool; shortens the server's `ttl`. */
+  ttl?: number
+  /** The output schema (`outputSchema`); results are validated against it. */
+  output?: O
+}
+
+/** A tool whose arguments are a map of TypeBox properties; `execute` gets them typed. */
+export interface ArgsToolDefinition<A extends TProperties, O extends OutputSpec | undefined> extends ToolBase<O> {
+  args?: A
+  input?: undefined
+  execute (args: Static<TObject<A>>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
+}
+
+/** A tool whose whole input schema is one TypeBox schema (Sake's `input_schema`). */
+export interface SchemaToolDefinition<I extends TSchema, O extends OutputSpec | undefined> extends ToolBase<O> {
+  args?: undefined
+  input: I
+  execute (args: Static<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
+}
+
+/** A tool whose input schema is a plain JSON Schema object; its arguments are untyped. */
+export interface JsonSchemaToolDefinition<O extends OutputSpec | undefined> extends ToolBase<O> {
+  args?: undefined
+  input: Record<string, unknown>
+  execute (args: Record<string, unknown>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
+}
+
+/** Any tool definition, as `registerTool` takes it in an array. */
+export interface ToolDefinition extends ToolBase<OutputSpec | undefined> {
+  args?: TProperties
+  input?: TSchema | Record<string, unknown>
+  execute (args: any, ctx: ToolContext): unknown
+}
+
+/** A tool as the server keeps it: checked, compiled, and ready to list and call. */
+export interface CompiledTool {
+  readonly name: string
+  readonly definition: ToolDefinition
+  /** The `Tool` object of `tools/list`, per era. */
+  readonly wire: Readonly<Record<Era, Record<string, unknown>>>
+  readonly validate: ValidateFunction
+  readonly validateOutput: ValidateFunction | undefined
+  /** Whether the output schema's root is an object (legacy clients need that). */
+  readonly objectOutput: boolean
+  readonly headers: readonly HeaderParam[]
+  readonly ttl: number | undefined
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'args', 'input', 'output', 'execute'])
+
+function isTypeBox (value: unknown): value is TSchema {
+  return typeof value === 'object' && value !== null && Kind in value
+}
+
+function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Copies a schema into plain JSON: drops TypeBox's symbol keys and anything JSON cannot carry. */
+function plain (schema: unknown): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema))
+}
+
+function fail (name: unknown, message: string): never {
+  const who = typeof name === 'string' ? `tool '${name}'` : 'tool definition'
+  throw new SakeToolDefinitionError(`${who}: ${message}`)
+}
+
+function inputSchemaOf (def: ToolDefinition): Record<string, unknown> {
+  if (def.args !== undefined && def.input !== undefined) fail(def.name, "give either 'args' (a map of TypeBox properties) or 'input' (a whole JSON Schema), not both")
+  if (def.input !== undefined) {
+    if (!isObject(def.input)) fail(def.name, "'input' must be a JSON Schema object (TypeBox or plain)")
+    const schema = plain(def.input)
+    if (schema.type !== 'object') fail(def.name, `'input' must be an object schema (type: "object"), got type ${JSON.stringify(schema.type ?? 'unspecified')}`)
+    return schema
+  }
+  const args = def.args ?? {}
+  if (!isObject(args) || isTypeBox(args)) fail(def.name, "'args' must be a map of argument names to TypeBox schemas, e.g. { a: Type.Number() }; use 'input' for a whole schema")
+  for (const [key, value] of Object.entries(args)) {
+    if (!isTypeBox(value)) fail(def.name, `argument '${key}' must be a TypeBox schema (e.g. Type.String()), got ${value === null ? 'null' : typeof value}`)
+  }
+  // unknown arguments are refused, so a misspelt optional argument is reported instead of ignored
+  return plain(Type.Object(args, { additionalProperties: false }))
+}
+
+function outputSchemaOf (def: ToolDefinition): Record<string, unknown> | undefined {
+  const output = def.output
+  if (output === undefined) return undefined
+  if (isTypeBox(output)) return plain(output)
+  if (!isObject(output)) fail(def.name, "'output' must be a map of TypeBox properties or a TypeBox schema")
+  for (const [key, value] of Object.entries(output)) {
+    if (!isTypeBox(value)) fail(def.name, `output property '${key}' must be a TypeBox schema, got ${value === null ? 'null' : typeof value}`)
+  }
+  return plain(Type.Object(output as TProperties))
+}
+
+function checkOptional (def: ToolDefinition): void {
+  for (const key of Object.keys(def)) {
+    if (!KNOWN_KEYS.has(key)) fail(def.name, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
+  }
+  for (const key of ['title', 'description'] as const) {
+    if (def[key] !== undefined && typeof def[key] !== 'string') fail(def.name, `'${key}' must be a string`)
+  }
+  if (def.ttl !== undefined && !(Number.isInteger(def.ttl) && def.ttl >= 0)) fail(def.name, `'ttl' must be a non-negative integer (milliseconds), got ${JSON.stringify(def.ttl)}`)
+  if (def.meta !== undefined && !isObject(def.meta)) fail(def.name, "'meta' must be an object")
+  if (def.icons !== undefined) {
+    if (!Array.isArray(def.icons) || !def.icons.every((icon) => isObject(icon) && typeof icon.src === 'string')) {
+      fail(def.name, "'icons' must be an array of { src, mimeType?, sizes?, theme? }")
+    }
+  }
+  if (def.annotations !== undefined) {
+    if (!isObject(def.annotations)) fail(def.name, "'annotations' must be an object")
+    for (const [key, value] of Object.entries(def.annotations)) {
+      if (key === 'title') {
+        if (typeof value !== 'string') fail(def.name, "'annotations.title' must be a string")
+      } else if (key in HINTS) {
+        if (typeof value !== 'boolean') fail(def.name, `'annotations.${key}' must be a boolean`)
+      } else {
+        fail(def.name, `unknown annotation '${key}'; known annotations are title, ${Object.keys(HINTS).join(', ')}`)
+      }
+    }
+  }
+}
+
+const HINTS: Record<string, string> = {
+  readOnly: 'readOnlyHint',
+  destructive: 'destructiveHint',
+  idempotent: 'idempotentHint',
+  openWorld: 'openWorldHint'
+}
+
+function wireAnnotations (annotations: ToolAnnotations): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(annotations)) {
+    out[key === 'title' ? 'title' : HINTS[key]] = value
+  }
+  return out
+}
+
+/**
+ * Checks a definition and compiles it. Throws `SakeToolDefinitionError` or
+ * `SakeHeaderDefinitionError` with a message naming the tool and what to change.
+ */
+export function compileTool (def: ToolDefinition): CompiledTool {
+  if (!isObject(def)) throw new SakeToolDefinitionError(`a tool definition must be an object, got ${def === null ? 'null' : typeof def}`)
+  if (typeof def.name !== 'string' || !NAME.test(def.name)) {
+    fail(def.name, `name ${JSON.stringify(def.name)} is not allowed; a tool name is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'`)
+  }
+  if (typeof def.execute !== 'function') fail(def.name, "'execute' must be a function (args, ctx) => result")
+  checkOptional(def)
+
+  const { schema: inputSchema, headers } = extractHeaders(def.name, inputSchemaOf(def))
+  const outputSchema = outputSchemaOf(def)
+
+  let validate: ValidateFunction
+  let validateOutput: ValidateFunction | undefined
+  try {
+    validate = compile(inputSchema)
+  } catch (err) {
+    fail(def.name, `its input schema does not compile: ${(err as Error).message}`)
+  }
+  try {
+    validateOutput = outputSchema === undefined ? undefined : compile(outputSchema)
+  } catch (err) {
+    fail(def.name, `its output schema does not compile: ${(err as Error).message}`)
+  }
+
+  const modern: Record<string, unknown> = { name: def.name }
+  if (def.title !== undefined) modern.title = def.title
+  if (def.description !== undefined) modern.description = def.description
+  if (def.icons !== undefined) modern.icons = def.icons
+  modern.inputSchema = inputSchema
+  if (outputSchema !== undefined) modern.outputSchema = outputSchema
+  if (def.annotations !== undefined) modern.annotations = wireAnnotations(def.annotations)
+  if (def.meta !== undefined) modern._meta = def.meta
+
+  const objectOutput = outputSchema === undefined || outputSchema.type === 'object'
+  // a 2025 outputSchema must have an object root: legacy clients get no schema rather than a wrong one
+  const legacy = objectOutput ? modern : { ...modern, outputSchema: undefined }
+
+  return Object.freeze({
+    name: def.name,
+    definition: def,
+    wire: Object.freeze({ modern, legacy }),
+    validate,
+    validateOutput,
+    objectOutput,
+    headers: Object.freeze(headers),
+    ttl: def.ttl
+  })
+}
+
+/**
+ * Declares a tool in its own module, typed like `registerTool`'s argument.
+ * @example
+ * export const add = defineTool({
+ *   name: 'add',
+ *   args: { a: Type.Number(), b: Type.Number() },
+ *   execute: ({ a, b }) => a + b
+ * })
+ */
+export function defineTool<const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined> (def: ArgsToolDefinition<A, O>): ToolDefinition
+export function defineTool<I extends TSchema, const O extends OutputSpec | undefined = undefined> (def: SchemaToolDefinition<I, O>): ToolDefinition
+export function defineTool<const O extends OutputSpec | undefined = undefined> (def: JsonSchemaToolDefinition<O>): ToolDefinition
+export function defineTool (def: ToolDefinition): ToolDefinition {
+  return def
+}
+
+/** Tool argument for a string restricted to a list of values, typed as their union. */
+export function StringEnum<const T extends readonly string[]> (values: T, options: Record<string, unknown> = {}): ReturnType<typeof Type.Unsafe<T[number]>> {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] })
+}

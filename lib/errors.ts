@@ -1,0 +1,98 @@
+/**
+ * Every error fastify-sake raises on purpose, in three families:
+ *
+ * - registration and configuration mistakes (`SakeError` subclasses with a `SAKE_ERR_*` code),
+ *   thrown from `register`, `registerTool` or `defineTool` so a wrong setup never starts serving;
+ * - protocol errors (`ProtocolError`): a JSON-RPC code plus the HTTP status the spec asks for,
+ *   shaped into a response at the HTTP edge;
+ * - tool errors (`ToolError`): thrown or returned by a tool, sent as a result with `isError: true`.
+ *
+ * The codes are API: `docs/errors.md` lists each one, and a test keeps the two in step.
+ */
+
+/** Base class of every registration and configuration error; `code` is stable API. */
+export class SakeError extends Error {
+  readonly code: string
+
+  constructor (code: string, message: string) {
+    super(message)
+    this.name = new.target.name
+    this.code = code
+  }
+}
+
+/** A plugin option is missing, unknown or of the wrong shape (`SAKE_ERR_INVALID_OPTION`). */
+export class SakeOptionError extends SakeError {
+  constructor (message: string) {
+    super('SAKE_ERR_INVALID_OPTION', message)
+  }
+}
+
+/** A tool definition is invalid (`SAKE_ERR_INVALID_TOOL`). */
+export class SakeToolDefinitionError extends SakeError {
+  constructor (message: string) {
+    super('SAKE_ERR_INVALID_TOOL', message)
+  }
+}
+
+/** An argument's `header` / `x-mcp-header` breaks a rule of SEP-2243 (`SAKE_ERR_INVALID_HEADER`). */
+export class SakeHeaderDefinitionError extends SakeError {
+  constructor (message: string) {
+    super('SAKE_ERR_INVALID_HEADER', message)
+  }
+}
+
+/** A second tool with a name already registered on this server (`SAKE_ERR_DUPLICATE_TOOL`). */
+export class SakeDuplicateToolError extends SakeError {
+  constructor (name: string) {
+    super('SAKE_ERR_DUPLICATE_TOOL', `a tool named '${name}' is already registered on this MCP server; tool names must be unique`)
+  }
+}
+
+/** `registerTool` called once the server is ready: lists are frozen then (`SAKE_ERR_REGISTER_AFTER_READY`). */
+export class SakeRegisterAfterReadyError extends SakeError {
+  constructor (what: string) {
+    super('SAKE_ERR_REGISTER_AFTER_READY', `cannot register ${what} after the server is ready; register every tool before app.ready() or app.listen()`)
+  }
+}
+
+/** The codes above, for `setErrorHandler` switches and the docs-parity test. */
+export const errorCodes = Object.freeze([
+  'SAKE_ERR_INVALID_OPTION',
+  'SAKE_ERR_INVALID_TOOL',
+  'SAKE_ERR_INVALID_HEADER',
+  'SAKE_ERR_DUPLICATE_TOOL',
+  'SAKE_ERR_REGISTER_AFTER_READY'
+] as const)
+
+/**
+ * A protocol-level failure: answered as a JSON-RPC error with `code`, and with `status` as the
+ * HTTP status when the message gets a response of its own.
+ */
+export class ProtocolError extends Error {
+  readonly code: number
+  readonly status: number
+  readonly data: unknown
+
+  constructor (code: number, message: string, status = 200, data?: unknown) {
+    super(message)
+    this.name = 'ProtocolError'
+    this.code = code
+    this.status = status
+    this.data = data
+  }
+}
+
+/**
+ * Thrown (or returned through `toolError()`) by a tool whose work failed in a way the model should
+ * see: the call succeeds at the protocol level and its result has `isError: true`.
+ */
+export class ToolError extends Error {
+  readonly meta: Record<string, unknown> | undefined
+
+  constructor (message: string, options?: { meta?: Record<string, unknown> }) {
+    super(message)
+    this.name = 'ToolError'
+    this.meta = options?.meta
+  }
+}

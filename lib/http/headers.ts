@@ -1,0 +1,135 @@
+/**
+ * The `Mcp-*` request headers of SEP-2243: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+ * `Mcp-Param-{Name}`, decoded and compared with the body they mirror. Gateways route on these
+ * headers and the server executes the body, so any disagreement is refused (400 + -32020).
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+import { HEADER_MISMATCH } from '../protocol/jsonrpc.js'
+import { ProtocolError } from '../errors.js'
+import type { CompiledTool } from '../define/tool.js'
+
+const PREFIX = '=?base64?'
+const SUFFIX = '?='
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+// RFC 9110 field value characters: visible ASCII, space and tab
+const PLAIN = /^[\x20-\x7E\t]*$/
+const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** Methods whose `Mcp-Name` header mirrors a body field, and which field. */
+const NAME_SOURCE: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri'
+}
+
+function mismatch (message: string): ProtocolError {
+  return new ProtocolError(HEADER_MISMATCH, `Header mismatch: ${message}`, 400)
+}
+
+function single (headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+/** Decodes a header value, unwrapping the base64 sentinel; throws -32020 on bad characters. */
+export function decodeHeaderValue (display: string, raw: string): string {
+  if (raw.length >= PREFIX.length + SUFFIX.length && raw.startsWith(PREFIX) && raw.endsWith(SUFFIX)) {
+    const encoded = raw.slice(PREFIX.length, raw.length - SUFFIX.length)
+    if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) {
+      throw mismatch(`${display} header holds invalid base64 inside =?base64?…?=`)
+    }
+    try {
+      return utf8.decode(Buffer.from(encoded, 'base64'))
+    } catch {
+      throw mismatch(`${display} header's base64 value is not valid UTF-8`)
+    }
+  }
+  if (!PLAIN.test(raw)) {
+    throw mismatch(`${display} header contains characters outside visible ASCII; non-ASCII values must be sent as =?base64?…?=`)
+  }
+  return raw
+}
+
+function quote (value: string): string {
+  return value.length > 64 ? `'${value.slice(0, 61)}...'` : `'${value}'`
+}
+
+/**
+ * `MCP-Protocol-Version` against the body's `_meta` version. Required on every modern POST.
+ */
+export function checkVersionHeader (headers: IncomingHttpHeaders, bodyVersion: string): void {
+  const header = single(headers, 'mcp-protocol-version')
+  if (header === undefined) throw mismatch(`MCP-Protocol-Version header is required and must equal params._meta version ${quote(bodyVersion)}`)
+  if (header !== bodyVersion) throw mismatch(`MCP-Protocol-Version header value ${quote(header)} does not match body value ${quote(bodyVersion)}`)
+}
+
+/**
+ * `Mcp-Method` and `Mcp-Name`. With `required` (modern requests) both must be there; otherwise
+ * (legacy clients, which predate them) they are checked only when sent.
+ */
+export function checkStandardHeaders (headers: IncomingHttpHeaders, method: string, params: Record<string, unknown> | undefined, required: boolean): void {
+  const sentMethod = single(headers, 'mcp-method')
+  if (sentMethod === undefined) {
+    if (required) throw mismatch(`Mcp-Method header is required and must equal the body's method ${quote(method)}`)
+  } else if (sentMethod !== method) {
+    throw mismatch(`Mcp-Method header value ${quote(sentMethod)} does not match body value ${quote(method)}`)
+  }
+  const field = NAME_SOURCE[method]
+  const rawName = single(headers, 'mcp-name')
+  if (field === undefined) return
+  const bodyName = params?.[field]
+  // a body without the field is a malformed request: the method itself answers -32602 for it
+  if (typeof bodyName !== 'string') return
+  if (rawName === undefined) {
+    if (required) throw mismatch(`Mcp-Name header is required for ${method} and must equal params.${field} ${quote(bodyName)}`)
+    return
+  }
+  const name = decodeHeaderValue('Mcp-Name', rawName)
+  if (name !== bodyName) throw mismatch(`Mcp-Name header value ${quote(name)} does not match body value ${quote(bodyName)}`)
+}
+
+function valueAt (args: unknown, path: readonly string[]): unknown {
+  let value = args
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+    value = (value as Record<string, unknown>)[key]
+  }
+  return value
+}
+
+function matches (header: string, body: unknown): boolean {
+  if (typeof body === 'string') return header === body
+  if (typeof body === 'boolean') return header === String(body)
+  if (typeof body === 'number') {
+    // integers compare numerically: 42 and 42.0 are the same value
+    return DECIMAL.test(header) && Number(header) === body
+  }
+  return false
+}
+
+/**
+ * The tool's `Mcp-Param-{Name}` headers against its arguments. A present, non-null argument needs
+ * its header with the same value (unless `required` is false: 2025 clients predate these headers);
+ * a header whose argument is absent mirrors nothing and is refused.
+ */
+export function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledTool, args: unknown, required: boolean): void {
+  for (const param of tool.headers) {
+    const raw = single(headers, param.header)
+    const body = valueAt(args, param.path)
+    const display = `Mcp-Param-${param.name}`
+    const argument = param.path.join('.')
+    if (body === undefined || body === null) {
+      if (raw !== undefined) throw mismatch(`${display} header is present but argument '${argument}' is not in the body`)
+      continue
+    }
+    if (raw === undefined) {
+      if (!required) continue
+      throw mismatch(`${display} header is required when argument '${argument}' is sent (body value ${quote(JSON.stringify(body))})`)
+    }
+    const value = decodeHeaderValue(display, raw)
+    if (!matches(value, body)) {
+      throw mismatch(`${display} header value ${quote(value)} does not match body value ${quote(typeof body === 'string' ? body : JSON.stringify(body))} of argument '${argument}'`)
+    }
+  }
+}

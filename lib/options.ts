@@ -1,0 +1,158 @@
+/**
+ * Plugin options: checked once at registration, with defaults filled in and the result frozen. A
+ * wrong value fails `register` with a message naming the option, what it accepts and what it got:
+ * several options are security switches, so a typo must never quietly become a default.
+ */
+import { SakeOptionError } from './errors.js'
+import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.js'
+import type { ToolDefinition } from './define/tool.js'
+import type { ServerInfo } from './registry.js'
+
+export interface SessionOptions {
+  /** Where 2025 sessions live; default: in memory, bounded by the two options below. */
+  store?: SessionStore
+  /** Milliseconds without a request after which a session ends. Default 30 minutes. */
+  idleTimeout?: number
+  /** Most sessions the in-memory store keeps; the least recently used is dropped. Default 10,000. */
+  maxSessions?: number
+}
+
+export interface SakeOptions {
+  /** The server's name, sent as `serverInfo.name`. Required. */
+  name: string
+  /** The server's version, sent as `serverInfo.version`. Required. */
+  version: string
+  /** A display name for `serverInfo.title`. */
+  title?: string
+  description?: string
+  websiteUrl?: string
+  icons?: ServerInfo['icons']
+  /** Guidance for the model on how to use this server. */
+  instructions?: string
+  /** The endpoint path. Default `/mcp`. */
+  path?: string
+  /** Ceiling of every cacheable result's `ttlMs`, in milliseconds. Default 300,000 (five minutes). */
+  ttl?: number
+  /** Tools per `tools/list` page. Default 100. */
+  pageSize?: number
+  /** Largest accepted POST body, in bytes. Default 1 MiB. */
+  bodyLimit?: number
+  /** Legacy session settings. */
+  sessions?: SessionOptions
+  /** Tools to register with the plugin. */
+  tools?: ToolDefinition[]
+}
+
+export interface ResolvedOptions {
+  readonly info: ServerInfo
+  readonly instructions: string | undefined
+  readonly path: string
+  readonly ttl: number
+  readonly pageSize: number
+  readonly bodyLimit: number
+  readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number }
+  readonly tools: readonly ToolDefinition[]
+}
+
+export const defaults = Object.freeze({
+  path: '/mcp',
+  ttl: 300_000, // 5 minutes, in ms (Sake's default)
+  pageSize: 100,
+  bodyLimit: 1024 * 1024, // 1 MiB, Fastify's own default
+  idleTimeout: 30 * 60_000, // 30 minutes, in ms
+  maxSessions: 10_000
+})
+
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'sessions', 'tools']
+const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
+
+function got (value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (typeof value === 'function') return 'a function'
+  try {
+    return `${JSON.stringify(value)} (${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value})`
+  } catch {
+    return typeof value
+  }
+}
+
+function fail (option: string, accepts: string, value: unknown): never {
+  throw new SakeOptionError(`fastify-sake: option '${option}' must be ${accepts}, got ${got(value)}`)
+}
+
+function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function string (options: Record<string, unknown>, key: string, required: boolean): string | undefined {
+  const value = options[key]
+  if (value === undefined && !required) return undefined
+  if (typeof value !== 'string' || value.length === 0) fail(key, 'a non-empty string', value)
+  return value
+}
+
+function integer (options: Record<string, unknown>, key: string, min: number, fallback: number, unit: string, display = key): number {
+  const value = options[key]
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) fail(display, `an integer >= ${min} (${unit})`, value)
+  return value
+}
+
+function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new SakeOptionError(`fastify-sake: unknown option '${prefix}${key}'; known options are ${known.map((k) => prefix + k).join(', ')}`)
+    }
+  }
+}
+
+/** Validates the options and returns them complete and frozen. */
+export function resolveOptions (input: unknown): ResolvedOptions {
+  if (!isObject(input)) fail('options', 'an object with at least name and version', input)
+  unknownKeys(input, KNOWN, '')
+  const info: ServerInfo = { name: string(input, 'name', true)!, version: string(input, 'version', true)! }
+  for (const key of ['title', 'description', 'websiteUrl'] as const) {
+    const value = string(input, key, false)
+    if (value !== undefined) info[key] = value
+  }
+  if (input.icons !== undefined) {
+    if (!Array.isArray(input.icons) || !input.icons.every((icon) => isObject(icon) && typeof icon.src === 'string')) {
+      fail('icons', 'an array of { src, mimeType?, sizes?, theme? }', input.icons)
+    }
+    info.icons = input.icons as ServerInfo['icons']
+  }
+
+  const path = input.path ?? defaults.path
+  if (typeof path !== 'string' || !path.startsWith('/')) fail('path', "a URL path starting with '/', such as '/mcp'", path)
+
+  const sessions = input.sessions ?? {}
+  if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions? }', sessions)
+  unknownKeys(sessions, SESSION_KEYS, 'sessions.')
+  const store = sessions.store
+  if (store !== undefined) {
+    if (!isObject(store) && typeof store !== 'function') fail('sessions.store', 'a SessionStore object with get, set and delete methods', store)
+    for (const method of SESSION_STORE_METHODS) {
+      if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
+        throw new SakeOptionError(`fastify-sake: option 'sessions.store' must implement SessionStore: its '${method}' method is missing`)
+      }
+    }
+  }
+
+  const tools = input.tools ?? []
+  if (!Array.isArray(tools)) fail('tools', 'an array of tool definitions', tools)
+
+  return Object.freeze({
+    info: Object.freeze(info),
+    instructions: string(input, 'instructions', false),
+    path,
+    ttl: integer(input, 'ttl', 0, defaults.ttl, 'milliseconds'),
+    pageSize: integer(input, 'pageSize', 1, defaults.pageSize, 'tools per page'),
+    bodyLimit: integer(input, 'bodyLimit', 1, defaults.bodyLimit, 'bytes'),
+    sessions: Object.freeze({
+      store: store as SessionStore | undefined,
+      idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),
+      maxSessions: integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
+    }),
+    tools: Object.freeze([...tools]) as readonly ToolDefinition[]
+  })
+}

@@ -1,0 +1,60 @@
+/**
+ * The protocol revisions this server speaks, and what differs between them, as data: the rest of
+ * the code asks these tables instead of comparing version strings (mercurius keeps its two
+ * subscription dialects the same way).
+ */
+
+export type Era = 'modern' | 'legacy'
+
+/** Stateless revisions: every request carries its version and capabilities in `_meta`. */
+export const MODERN_VERSIONS = Object.freeze(['2026-07-28'] as const)
+/** Session revisions, negotiated by `initialize`, newest first (the first is offered by default). */
+export const LEGACY_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26'] as const)
+/** Every version, newest first: the `supported` list of an unsupported-version error. */
+export const SUPPORTED_VERSIONS: readonly string[] = Object.freeze([...MODERN_VERSIONS, ...LEGACY_VERSIONS])
+
+export type LegacyVersion = typeof LEGACY_VERSIONS[number]
+
+export interface LegacyRules {
+  /** Clients send `MCP-Protocol-Version` on every request after `initialize`. */
+  readonly versionHeader: boolean
+  /** A POST body may be a JSON-RPC batch (an array). */
+  readonly batches: boolean
+  /** `structuredContent` and `outputSchema` exist. */
+  readonly structuredOutput: boolean
+}
+
+const legacyRules: Record<LegacyVersion, LegacyRules> = {
+  '2025-11-25': { versionHeader: true, batches: false, structuredOutput: true },
+  '2025-06-18': { versionHeader: true, batches: false, structuredOutput: true },
+  '2025-03-26': { versionHeader: false, batches: true, structuredOutput: false }
+}
+
+export function isModernVersion (version: unknown): boolean {
+  return version === '2026-07-28'
+}
+
+export function isLegacyVersion (version: unknown): version is LegacyVersion {
+  return typeof version === 'string' && Object.hasOwn(legacyRules, version)
+}
+
+export function rulesOf (version: LegacyVersion): LegacyRules {
+  return legacyRules[version]
+}
+
+/**
+ * `initialize` negotiation: the requested version when we speak it, else our newest legacy one.
+ * Never a modern version: those are not reached through `initialize`.
+ */
+export function negotiate (requested: unknown): LegacyVersion {
+  return isLegacyVersion(requested) ? requested : LEGACY_VERSIONS[0]
+}
+
+/** `_meta` keys of the 2026-07-28 revision. */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
+
+export const LOG_LEVELS = Object.freeze(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const)

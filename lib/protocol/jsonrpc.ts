@@ -1,0 +1,119 @@
+/**
+ * The JSON-RPC 2.0 envelope: what a message is, the standard and MCP error codes, and the
+ * serialisers for responses. Pure functions over parsed JSON; no transport here.
+ */
+import { ProtocolError } from '../errors.js'
+
+export const PARSE_ERROR = -32700
+export const INVALID_REQUEST = -32600
+export const METHOD_NOT_FOUND = -32601
+export const INVALID_PARAMS = -32602
+export const INTERNAL_ERROR = -32603
+/** 2026-07-28: an HTTP header is missing, malformed or differs from the body (SEP-2243). */
+export const HEADER_MISMATCH = -32020
+/** 2026-07-28: the work needs a client capability the request did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021
+/** 2026-07-28: the request names a protocol version this server does not serve. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022
+/** Legacy transports: the `Mcp-Session-Id` names no live session (the SDKs' convention). */
+export const SESSION_NOT_FOUND = -32001
+
+export type RequestId = string | number
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0'
+  id: RequestId
+  method: string
+  params?: Record<string, unknown>
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0'
+  method: string
+  params?: Record<string, unknown>
+}
+
+export interface JsonRpcResponse {
+  jsonrpc: '2.0'
+  id: RequestId | null
+  result?: unknown
+  error?: { code: number, message: string, data?: unknown }
+}
+
+/** One parsed message, sorted by kind so the transport can decide what it may answer. */
+export type Message =
+  | { kind: 'request', id: RequestId, method: string, params: Record<string, unknown> | undefined }
+  | { kind: 'notification', method: string, params: Record<string, unknown> | undefined }
+  | { kind: 'response', id: RequestId | null }
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * Sorts one JSON value into a request, a notification or a response, or throws `-32600` with a
+ * message naming the first thing wrong with it.
+ */
+export function readMessage (value: unknown): Message {
+  if (!isPlainObject(value)) {
+    throw new ProtocolError(INVALID_REQUEST, `Invalid Request: expected a JSON-RPC object, got ${describe(value)}`, 400)
+  }
+  if (value.jsonrpc !== '2.0') {
+    throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be the string "2.0"', 400)
+  }
+  const { id, method, params } = value
+  if (method === undefined) {
+    if ('result' in value || 'error' in value) {
+      if (id !== null && typeof id !== 'string' && typeof id !== 'number') {
+        throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: a response "id" must be a string, a number or null', 400)
+      }
+      return { kind: 'response', id: id as RequestId | null }
+    }
+    throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" is missing', 400)
+  }
+  if (typeof method !== 'string' || method.length === 0) {
+    throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a non-empty string', 400)
+  }
+  if (params !== undefined && !isPlainObject(params)) {
+    throw new ProtocolError(INVALID_REQUEST, `Invalid Request: "params" must be an object, got ${describe(params)}`, 400)
+  }
+  if (!('id' in value)) {
+    return { kind: 'notification', method, params }
+  }
+  if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) {
+    return { kind: 'request', id, method, params }
+  }
+  throw new ProtocolError(INVALID_REQUEST, `Invalid Request: "id" must be a string or a number, got ${describe(id)}`, 400)
+}
+
+/** Reads the request id of a message that failed validation, when it has a usable one. */
+export function idOf (value: unknown): RequestId | null {
+  if (isPlainObject(value)) {
+    const id = value.id
+    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) return id
+  }
+  return null
+}
+
+/** A short description of a JSON value's type for error messages: never echoes the value. */
+export function describe (value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return 'a string'
+  if (typeof value === 'number') return 'a number'
+  if (typeof value === 'boolean') return 'a boolean'
+  return typeof value
+}
+
+/** Serialises a successful response around an already serialised result. */
+export function resultText (id: RequestId, resultJson: string): string {
+  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + resultJson + '}'
+}
+
+/** The JSON-RPC error object for a ProtocolError. */
+export function errorBody (id: RequestId | null, error: ProtocolError): JsonRpcResponse {
+  const body: JsonRpcResponse = { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } }
+  if (error.data !== undefined) body.error!.data = error.data
+  return body
+}

@@ -1,0 +1,34 @@
+/**
+ * Legacy (2025) sessions: what a session remembers, and the store contract behind them. The
+ * modern era needs none of this; only `initialize`-based clients get a session.
+ */
+import type { ClientInfo } from '../define/tool.js'
+import type { LegacyVersion } from '../protocol/eras.js'
+
+export interface Session {
+  /** Visible ASCII, cryptographically random. */
+  readonly id: string
+  /** The version `initialize` negotiated. */
+  readonly protocolVersion: LegacyVersion
+  readonly client: ClientInfo
+  /** Set once `notifications/initialized` arrived. */
+  initialized: boolean
+}
+
+/**
+ * Where sessions live. Methods may return a value or a promise of one, so an in-memory store
+ * costs no extra tick and a networked one fits the same contract.
+ *
+ * - `get` returns the live session and counts as activity (it resets idle expiry);
+ * - `set` stores a new or changed session;
+ * - `delete` ends a session: a later `get` returns undefined;
+ * - `close` (optional) releases timers and connections when the server closes.
+ */
+export interface SessionStore {
+  get (id: string): Session | undefined | Promise<Session | undefined>
+  set (session: Session): void | Promise<void>
+  delete (id: string): void | Promise<void>
+  close? (): void | Promise<void>
+}
+
+export const SESSION_STORE_METHODS = ['get', 'set', 'delete'] as const
