@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv'
 import { SakeToolDefinitionError } from '../errors.js'
 import type { Era } from '../protocol/eras.js'
 import { compile } from './ajv.js'
-import { extractHeaders, type HeaderParam } from './headers.js'
+import { extractHeaders, type HeaderParam } from './header-params.js'
 import type { Icon } from './content.js'
 import type { ToolErrorResult, WithMeta } from './result.js'
 
