@@ -1,0 +1,64 @@
+// The acceptance path: the example server started as its own process, driven by the two real
+// clients over a real port, one per protocol era.
+import t from 'tap'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { startExample, type Running } from '../helpers/example.js'
+
+let server: Running
+t.before(async () => { server = await startExample() })
+t.teardown(async () => server.stop())
+
+t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', async (t) => {
+  const client = new ModernClient({ name: 'modern-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await client.connect(new ModernTransport(server.url))
+  t.teardown(() => client.close())
+  t.equal(client.getProtocolEra(), 'modern')
+  t.equal(client.getNegotiatedProtocolVersion(), '2026-07-28')
+  t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
+
+  const { tools } = await client.listTools()
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo'])
+  const add = tools.find((tool) => tool.name === 'add')!
+  t.equal((add.inputSchema.properties as any).precision['x-mcp-header'], 'Precision', 'the header annotation reaches the client')
+
+  const plain = await client.callTool({ name: 'add', arguments: { a: 1, b: 2.555 } })
+  t.same(plain.structuredContent, { sum: 3.555 })
+  t.same(plain.content, [{ type: 'text', text: '{"sum":3.555}' }])
+  // the client mirrors precision into Mcp-Param-Precision; the server checks it against the body
+  const rounded = await client.callTool({ name: 'add', arguments: { a: 1, b: 2.555, precision: 2 } })
+  t.same(rounded.structuredContent, { sum: 3.56 })
+
+  const echo = await client.callTool({ name: 'echo', arguments: { text: 'Hello, 世界 ' } })
+  t.same(echo.content, [{ type: 'text', text: 'Hello, 世界 ' }])
+
+  const bad = await client.callTool({ name: 'add', arguments: { a: 1, b: 2, precision: 11 } })
+  t.equal(bad.isError, true)
+  t.match((bad.content as any)[0].text, /argument 'precision' must be <= 10, got 11/)
+
+  const showcase = await client.callTool({ name: 'content_showcase', arguments: {} })
+  t.same((showcase.content as any[]).map((block) => block.type), ['text', 'image', 'resource', 'resource_link'])
+})
+
+t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example server', async (t) => {
+  const client = new LegacyClient({ name: 'legacy-test', version: '1.0.0' })
+  const transport = new LegacyTransport(server.url)
+  await client.connect(transport)
+  t.match(transport.sessionId, /^[\x21-\x7E]{16,}$/, 'a session id of visible ASCII')
+  t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
+  t.equal(transport.protocolVersion, '2025-11-25')
+
+  const { tools } = await client.listTools()
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo'])
+  const plain = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })
+  t.same(plain.structuredContent, { sum: 42 })
+  const rounded = await client.callTool({ name: 'add', arguments: { a: 1, b: 2.555, precision: 1 } })
+  t.same(rounded.structuredContent, { sum: 3.6 })
+  const echo = await client.callTool({ name: 'echo', arguments: { text: 'same text back' } })
+  t.same(echo.content, [{ type: 'text', text: 'same text back' }])
+
+  await transport.terminateSession()
+  t.equal(transport.sessionId, undefined, 'DELETE ended the session')
+  await client.close()
+})

@@ -1,0 +1,158 @@
+// Type tests: compiled by `npm run test:types` (tsc --noEmit) against the built package, so they
+// check the published declarations. Each `@ts-expect-error` must stay an error: if inference
+// broke (say, an argument became `any`), the directive would go unused and the build fails.
+import Fastify from 'fastify'
+import sake, {
+  Type, StringEnum, defineTool, text, image, withMeta, toolError, ToolError,
+  SakeError, SakeOptionError, errorCodes,
+  type ToolContext, type ToolDefinition, type McpView, type SessionStore, type Session
+} from 'fastify-sake'
+
+/** Fails to compile unless T is exactly Expected. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
+function expectType<Expected> () {
+  return <T>(value: T & (Equal<T, Expected> extends true ? unknown : never)): void => { void value }
+}
+
+const app = Fastify()
+await app.register(sake, { name: 'types', version: '1.0.0' })
+
+// @ts-expect-error name and version are required
+await app.register(sake, { path: '/x' })
+// @ts-expect-error ttl is a number of milliseconds
+await app.register(sake, { name: 'x', version: '1', ttl: '5m' })
+
+// ---- args are inferred from `args`
+app.registerTool({
+  name: 'add',
+  args: {
+    a: Type.Number(),
+    b: Type.Number(),
+    precision: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, header: 'Precision' })),
+    tags: Type.Array(Type.String()),
+    status: StringEnum(['open', 'closed']),
+    address: Type.Object({ city: Type.String(), zip: Type.Optional(Type.String()) })
+  },
+  execute ({ a, b, precision, tags, status, address }, ctx) {
+    expectType<number>()(a)
+    expectType<number>()(b)
+    expectType<number | undefined>()(precision)
+    expectType<string[]>()(tags)
+    expectType<'open' | 'closed'>()(status)
+    expectType<string>()(address.city)
+    expectType<string | undefined>()(address.zip)
+    expectType<ToolContext>()(ctx)
+    expectType<AbortSignal>()(ctx.signal)
+    expectType<'modern' | 'legacy'>()(ctx.era)
+    // @ts-expect-error a is a number, not a string
+    const wrong: string = a
+    // @ts-expect-error no such argument
+    void (arguments[0] as { a: number }).nope
+    void wrong
+    return a + b
+  }
+})
+
+app.registerTool({
+  name: 'wrong_destructure',
+  args: { a: Type.Number() },
+  // @ts-expect-error 'b' is not an argument of this tool
+  execute ({ b }) { return b }
+})
+
+// ---- output types what execute may return
+app.registerTool({
+  name: 'sum',
+  args: { a: Type.Number() },
+  output: { sum: Type.Number() },
+  execute ({ a }) { return { sum: a } }
+})
+app.registerTool({
+  name: 'sum_meta',
+  output: { sum: Type.Number() },
+  execute () { return withMeta({ sum: 1 }, { 'example.com/trace': 'x' }) }
+})
+app.registerTool({
+  name: 'sum_error',
+  output: { sum: Type.Number() },
+  execute () { return toolError('no sum today') }
+})
+// @ts-expect-error output says sum is a number (overloads report it on the call)
+app.registerTool({
+  name: 'sum_wrong',
+  output: { sum: Type.Number() },
+  execute () { return { sum: 'one' } }
+})
+app.registerTool({
+  name: 'whole_output',
+  output: Type.Array(Type.Number()),
+  execute: () => [1, 2, 3]
+})
+
+// ---- without output, anything goes: text, JSON values, content blocks
+app.registerTool({ name: 'free', execute: () => [text('a'), image('AAAA', 'image/png')] })
+
+// ---- input: a whole TypeBox schema types the arguments too
+app.registerTool({
+  name: 'whole_input',
+  input: Type.Object({ q: Type.String(), limit: Type.Optional(Type.Integer()) }),
+  execute ({ q, limit }) {
+    expectType<string>()(q)
+    expectType<number | undefined>()(limit)
+    return q
+  }
+})
+
+// ---- input: a plain JSON Schema leaves the arguments untyped but safe
+app.registerTool({
+  name: 'raw_input',
+  input: { type: 'object', properties: { q: { type: 'string' } } },
+  execute (args) {
+    expectType<Record<string, unknown>>()(args)
+    return 'ok'
+  }
+})
+
+// ---- defineTool keeps the same inference and feeds registerTool, alone or in arrays
+const echo = defineTool({
+  name: 'echo',
+  args: { text: Type.String() },
+  execute ({ text }) {
+    expectType<string>()(text)
+    return text
+  }
+})
+defineTool({
+  name: 'bad',
+  args: { text: Type.String() },
+  // @ts-expect-error text is a string
+  execute ({ text }) { const n: number = text; return n }
+})
+expectType<ToolDefinition>()(echo)
+app.registerTool(echo)
+app.registerTool([echo, echo])
+
+// @ts-expect-error execute is required
+app.registerTool({ name: 'no_execute' })
+// @ts-expect-error annotations are booleans
+app.registerTool({ name: 'bad_hint', annotations: { readOnly: 'yes' }, execute: () => '' })
+
+// ---- the view and the errors
+expectType<McpView>()(app.mcp)
+expectType<number>()(app.mcp.tools.size)
+// @ts-expect-error the view is read-only
+app.mcp.tools.set('x', { name: 'x' })
+expectType<string>()(new SakeOptionError('x').code)
+const sakeErr: SakeError = new SakeOptionError('x')
+void sakeErr
+expectType<readonly string[]>()(errorCodes as readonly string[])
+void new ToolError('x')
+
+// ---- a custom session store fits the interface
+class MyStore implements SessionStore {
+  private readonly map = new Map<string, Session>()
+  async get (id: string) { return this.map.get(id) }
+  async set (session: Session) { this.map.set(session.id, session) }
+  async delete (id: string) { this.map.delete(id) }
+}
+await Fastify().register(sake, { name: 'x', version: '1', sessions: { store: new MyStore(), idleTimeout: 1000 } })
