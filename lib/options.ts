@@ -6,6 +6,7 @@
 import { SakeOptionError } from './errors.js'
 import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.js'
 import type { ToolDefinition } from './define/tool.js'
+import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './registry.js'
 
 export interface SessionOptions {
@@ -69,11 +70,16 @@ const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 function got (value: unknown): string {
   if (value === undefined) return 'nothing'
   if (typeof value === 'function') return 'a function'
+  if (typeof value === 'number') return `${String(value)} (number)` // JSON would show NaN as null
+  const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value
+  let json: string
   try {
-    return `${JSON.stringify(value)} (${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value})`
+    json = String(JSON.stringify(value))
   } catch {
-    return typeof value
+    return type // a BigInt or a circular object: the type is all we can show
   }
+  // a whole object passed by mistake would flood the message
+  return `${json.length > 60 ? json.slice(0, 57) + '...' : json} (${type})`
 }
 
 function fail (option: string, accepts: string, value: unknown): never {
@@ -98,17 +104,55 @@ function integer (options: Record<string, unknown>, key: string, min: number, fa
   return value
 }
 
+/** Edit distance counting a swap of neighbours as one edit, to suggest what a typo meant. */
+function distance (a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i])
+  for (let j = 1; j <= b.length; j++) d[0][j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+    }
+  }
+  return d[a.length][b.length]
+}
+
+/** The known option a typo most likely meant: one edit away for short names, two for longer. */
+function nearest (key: string, known: string[]): string | undefined {
+  const lower = key.toLowerCase()
+  return known.find((k) => distance(lower, k.toLowerCase()) <= (k.length > 5 ? 2 : 1))
+}
+
 function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
-      throw new SakeOptionError(`fastify-sake: unknown option '${prefix}${key}'; known options are ${known.map((k) => prefix + k).join(', ')}`)
+      const near = nearest(key, known)
+      const hint = near === undefined ? '' : ` (did you mean '${prefix}${near}'?)`
+      throw new SakeOptionError(`fastify-sake: unknown option '${prefix}${key}'${hint}; known options are ${known.map((k) => prefix + k).join(', ')}`)
     }
   }
 }
 
+/** A user's store, checked now: a missing method would otherwise fail on the first 2025 client. */
+function sessionStore (store: unknown): SessionStore | undefined {
+  if (store === undefined) return undefined
+  if (typeof store === 'function') fail('sessions.store', 'a SessionStore instance (new MyStore()), not a class or a function', store)
+  if (!isObject(store)) fail('sessions.store', 'a SessionStore object with get, set and delete methods', store)
+  for (const method of [...SESSION_STORE_METHODS, 'close']) {
+    const value = store[method]
+    if (typeof value === 'function' || (value === undefined && method === 'close')) continue
+    const problem = value === undefined ? 'is missing' : `is not a function (got ${got(value)})`
+    throw new SakeOptionError(`fastify-sake: option 'sessions.store' must implement SessionStore (get, set, delete and optionally close): its '${method}' method ${problem}`)
+  }
+  return store as unknown as SessionStore
+}
+
 /** Validates the options and returns them complete and frozen. */
 export function resolveOptions (input: unknown): ResolvedOptions {
-  if (!isObject(input)) fail('options', 'an object with at least name and version', input)
+  if (!isObject(input)) {
+    throw new SakeOptionError(`fastify-sake: the options must be an object with at least name and version, such as { name: 'my-app', version: '1.0.0' }, got ${got(input)}`)
+  }
   unknownKeys(input, KNOWN, '')
   const info: ServerInfo = { name: string(input, 'name', true)!, version: string(input, 'version', true)! }
   for (const key of ['title', 'description', 'websiteUrl'] as const) {
@@ -116,29 +160,22 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     if (value !== undefined) info[key] = value
   }
   if (input.icons !== undefined) {
-    if (!Array.isArray(input.icons) || !input.icons.every((icon) => isObject(icon) && typeof icon.src === 'string')) {
-      fail('icons', 'an array of { src, mimeType?, sizes?, theme? }', input.icons)
-    }
-    info.icons = input.icons as ServerInfo['icons']
+    const problem = iconsProblem(input.icons)
+    if (problem !== undefined) fail('icons', `an array of { src, mimeType?, sizes?, theme? } (${problem})`, input.icons)
+    // a copy: serverInfo is sent as it was checked, whatever later happens to the caller's array
+    info.icons = JSON.parse(JSON.stringify(input.icons))
   }
 
-  const path = input.path ?? defaults.path
+  // only a missing option takes its default: null is a value, and a wrong one
+  const path = input.path === undefined ? defaults.path : input.path
   if (typeof path !== 'string' || !path.startsWith('/')) fail('path', "a URL path starting with '/', such as '/mcp'", path)
 
-  const sessions = input.sessions ?? {}
+  const sessions = input.sessions === undefined ? {} : input.sessions
   if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions? }', sessions)
   unknownKeys(sessions, SESSION_KEYS, 'sessions.')
-  const store = sessions.store
-  if (store !== undefined) {
-    if (!isObject(store) && typeof store !== 'function') fail('sessions.store', 'a SessionStore object with get, set and delete methods', store)
-    for (const method of SESSION_STORE_METHODS) {
-      if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
-        throw new SakeOptionError(`fastify-sake: option 'sessions.store' must implement SessionStore: its '${method}' method is missing`)
-      }
-    }
-  }
+  const store = sessionStore(sessions.store)
 
-  const tools = input.tools ?? []
+  const tools = input.tools === undefined ? [] : input.tools
   if (!Array.isArray(tools)) fail('tools', 'an array of tool definitions', tools)
 
   return Object.freeze({
@@ -149,7 +186,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     pageSize: integer(input, 'pageSize', 1, defaults.pageSize, 'tools per page'),
     bodyLimit: integer(input, 'bodyLimit', 1, defaults.bodyLimit, 'bytes'),
     sessions: Object.freeze({
-      store: store as SessionStore | undefined,
+      store,
       idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),
       maxSessions: integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
     }),

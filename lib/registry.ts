@@ -59,7 +59,12 @@ export class Registry {
   /** Freezes the registry and serialises the lists; called from `onReady`. */
   seal (): void {
     this.ready = true
-    this.toolPages = this.paginate([...this.tools.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    this.toolPages = this.paginate(this.sortedTools())
+  }
+
+  /** By name, in code-unit order: the spec asks for a deterministic order, and pages need one. */
+  private sortedTools (): CompiledTool[] {
+    return [...this.tools.values()].sort((a, b) => Number(a.name > b.name) - Number(a.name < b.name))
   }
 
   get sealed (): boolean {
@@ -68,7 +73,8 @@ export class Registry {
 
   /** The serialised `tools/list` result for a cursor; undefined when the cursor is not ours. */
   toolsPage (era: Era, cursor: string | undefined): string | undefined {
-    const pages = this.toolPages ?? this.paginate([...this.tools.values()])
+    // before the server is ready (a direct call, not a request) the pages are built on demand
+    const pages = this.toolPages ?? this.paginate(this.sortedTools())
     const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
     return index === undefined ? undefined : pages[era][index]
   }

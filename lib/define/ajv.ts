@@ -1,44 +1,97 @@
 /**
- * The ajv instances tool schemas compile with: one for JSON Schema 2020-12 (the wire default when
- * `$schema` is absent) and, on demand, one for draft-07 schemas that say so. Created once per
- * process; each schema compiles once, at registration.
+ * The ajv instances tool schemas compile with, one per JSON Schema dialect: 2020-12 (the wire
+ * default when `$schema` is absent), 2019-09, and draft-07 (which also takes draft-06). Each is
+ * created on first use and shared by the process; each schema compiles once, at registration.
  */
+import { createRequire } from 'node:module'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import { Ajv2019 } from 'ajv/dist/2019.js'
 import { Ajv, type ValidateFunction, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
+
+/* c8 ignore next */ // ajv logs only for $comment (off) and for generated code that fails, whose error it throws itself
+const quiet = (): void => {}
 
 const options: Options = {
   allErrors: true, // every problem in one message, so the model fixes them in one retry
   useDefaults: true, // `execute` receives declared defaults
   verbose: true, // errors carry the offending data, for messages that say what arrived
   strict: false, // tool schemas carry extension keywords (`x-mcp-header`, `header`, vendors' own)
-  validateFormats: true
+  validateFormats: true,
+  logger: {
+    // a library does not print: ajv's own console logging would dump generated code on a failure
+    log: quiet,
+    error: quiet,
+    // With `strict: false` ajv's only warning is an unknown `format`, which it would print and then
+    // ignore: a misspelt 'date-time' would accept anything. Refuse it at registration instead.
+    warn (message: unknown) { throw new Error(String(message).replace(' ignored', '')) }
+  }
 }
 
-let ajv2020: Ajv2020 | undefined
-let ajv07: Ajv | undefined
+type AnyAjv = Ajv | Ajv2019 | Ajv2020
 
-function draft2020 (): Ajv2020 {
-  if (ajv2020 === undefined) {
-    ajv2020 = new Ajv2020(options)
-    addFormats.default(ajv2020)
-  }
-  return ajv2020
+interface Dialect {
+  /** The `$schema` URIs that name it: http or https, with or without the trailing '#'. */
+  readonly pattern: RegExp
+  /** The URI ajv registered its meta-schema under, which compile needs verbatim. */
+  readonly uri: string
+  readonly make: () => AnyAjv
+}
+
+function withFormats<T extends AnyAjv> (ajv: T): T {
+  addFormats.default(ajv)
+  return ajv
 }
 
 function draft07 (): Ajv {
-  if (ajv07 === undefined) {
-    ajv07 = new Ajv(options)
-    addFormats.default(ajv07)
-  }
-  return ajv07
+  const ajv = withFormats(new Ajv(options))
+  // ajv ships the draft-06 meta-schema but does not load it by default
+  ajv.addMetaSchema(createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json'))
+  return ajv
 }
 
-/** Compiles a schema with the dialect its `$schema` names (2020-12 by default). */
-export function compile (schema: Record<string, unknown>): ValidateFunction {
-  const dialect = schema.$schema
-  if (typeof dialect === 'string' && /draft-0[67]\/schema#?$/.test(dialect)) {
-    return draft07().compile(schema)
+const DIALECTS: readonly Dialect[] = [
+  { pattern: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, uri: 'https://json-schema.org/draft/2020-12/schema', make: () => withFormats(new Ajv2020(options)) },
+  { pattern: /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/, uri: 'https://json-schema.org/draft/2019-09/schema', make: () => withFormats(new Ajv2019(options)) },
+  { pattern: /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, uri: 'http://json-schema.org/draft-07/schema#', make: draft07 },
+  { pattern: /^https?:\/\/json-schema\.org\/draft-06\/schema#?$/, uri: 'http://json-schema.org/draft-06/schema#', make: draft07 }
+]
+
+const instances = new Map<Dialect['make'], AnyAjv>()
+
+function instance (dialect: Dialect): AnyAjv {
+  let ajv = instances.get(dialect.make)
+  if (ajv === undefined) {
+    ajv = dialect.make()
+    instances.set(dialect.make, ajv)
   }
-  return draft2020().compile(schema)
+  return ajv
+}
+
+function dialectOf (uri: unknown): Dialect {
+  if (uri === undefined) return DIALECTS[0]
+  const dialect = typeof uri === 'string' ? DIALECTS.find((d) => d.pattern.test(uri)) : undefined
+  if (dialect === undefined) {
+    throw new Error(`$schema ${JSON.stringify(uri)} is not a dialect fastify-sake validates; use 2020-12 (the default when $schema is absent), 2019-09, draft-07 or draft-06`)
+  }
+  return dialect
+}
+
+/**
+ * Compiles a schema with the dialect its `$schema` names (2020-12 by default). Throws an Error
+ * saying why when the schema does not compile.
+ */
+export function compile (schema: Record<string, unknown>): ValidateFunction {
+  const dialect = dialectOf(schema.$schema)
+  const ajv = instance(dialect)
+  const copy = schema.$schema === undefined ? schema : { ...schema, $schema: dialect.uri }
+  // ajv keeps a root $id registered on the shared instance and would refuse the same schema the
+  // next time (another tool, or the same tool on a second server in the process): forget it after
+  // compiling, unless the id was already taken before us (then compile fails and it is not ours)
+  const owned = typeof copy.$id !== 'string' || ajv.getSchema(copy.$id) === undefined
+  try {
+    return ajv.compile(copy)
+  } finally {
+    if (owned) ajv.removeSchema(copy)
+  }
 }

@@ -20,6 +20,31 @@ export interface Icon {
   theme?: 'light' | 'dark'
 }
 
+function iconProblem (icon: unknown, at: string): string | undefined {
+  if (typeof icon !== 'object' || icon === null || Array.isArray(icon)) return `${at} is not an object`
+  const { src, mimeType, sizes, theme } = icon as Record<string, unknown>
+  if (typeof src !== 'string' || src === '') return `${at}.src must be a non-empty string (an https: or data: URI)`
+  if (mimeType !== undefined && typeof mimeType !== 'string') return `${at}.mimeType must be a string`
+  if (sizes !== undefined && !(Array.isArray(sizes) && sizes.every((size) => typeof size === 'string'))) {
+    return `${at}.sizes must be an array of strings such as "48x48" or "any"`
+  }
+  if (theme !== undefined && theme !== 'light' && theme !== 'dark') return `${at}.theme must be 'light' or 'dark'`
+  return undefined
+}
+
+/**
+ * Why `icons` is not a list of icons as the spec defines them, or undefined when it is. Shared by
+ * the server's and the tools' `icons`, so both refuse the same mistakes with the same words.
+ */
+export function iconsProblem (icons: unknown): string | undefined {
+  if (!Array.isArray(icons)) return 'it is not an array'
+  for (let i = 0; i < icons.length; i++) {
+    const problem = iconProblem(icons[i], `icons[${i}]`)
+    if (problem !== undefined) return problem
+  }
+  return undefined
+}
+
 interface BlockOptions {
   annotations?: ContentAnnotations
   meta?: Record<string, unknown>

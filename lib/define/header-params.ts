@@ -43,6 +43,15 @@ function where (path: string[]): string {
   return path.length === 0 ? 'the root of the input schema' : `'${path.join('.')}'`
 }
 
+// Keywords whose value is a map of names to schemas (the names are not keywords), and keywords
+// whose value is a schema or a list of schemas. Any other keyword is copied as it is: its value is
+// data (const, enum, default, examples) or belongs to a keyword we do not know, and may be anything.
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'])
+const SCHEMA_VALUES = new Set([
+  'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'contains', 'additionalProperties',
+  'unevaluatedProperties', 'propertyNames', 'contentSchema', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf'
+])
+
 /**
  * Walks `schema`, copying it into the wire form (`header` becomes `x-mcp-header`), and returns the
  * header parameters found. Throws `SakeHeaderDefinitionError` naming the tool and argument for an
@@ -53,61 +62,64 @@ export function extractHeaders (tool: string, schema: Json): { schema: Json, hea
   const headers: HeaderParam[] = []
   const seen = new Map<string, string>()
 
-  // `reachable` stays true while the path from the root is made of `properties` steps only
+  // `node` is a schema; `reachable` stays true while the path from the root is made of
+  // `properties` steps only, and `isProperty` is true when the last step was one
   function walk (node: unknown, path: string[], reachable: boolean, isProperty: boolean): unknown {
-    if (Array.isArray(node)) return node.map((item) => walk(item, path, false, false))
+    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, String(i)], false, false))
     if (!isObject(node)) return node
     const out: Json = {}
-    let name: unknown
     for (const key of Object.keys(node)) {
       const value = node[key]
-      if (key === SUGAR || key === ANNOTATION) {
-        // `header` is only sugar where it sits on a schema that is a property; elsewhere leave it be
-        if (key === SUGAR && !isProperty) {
-          out[key] = value
-          continue
-        }
-        if (name !== undefined && name !== value) {
-          throw new SakeHeaderDefinitionError(`tool '${tool}': argument ${where(path)} has both 'header' and 'x-mcp-header'; use one`)
-        }
-        name = value
-        continue
-      }
+      // read below: `header` leaves the wire schema, `x-mcp-header` is written back
+      if (key === SUGAR || key === ANNOTATION) continue
       if (key === 'properties' && isObject(value)) {
         const props: Json = {}
-        for (const prop of Object.keys(value)) {
-          props[prop] = walk(value[prop], [...path, prop], reachable, true)
-        }
+        for (const prop of Object.keys(value)) props[prop] = walk(value[prop], [...path, prop], reachable, true)
         out[key] = props
-      } else if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') {
-        out[key] = value // data, not schema: never walk into it
-      } else {
+      } else if (SCHEMA_MAPS.has(key) && isObject(value)) {
+        const map: Json = {}
+        for (const entry of Object.keys(value)) map[entry] = walk(value[entry], [...path, key, entry], false, false)
+        out[key] = map
+      } else if (SCHEMA_VALUES.has(key)) {
         out[key] = walk(value, [...path, key], false, false)
+      } else {
+        out[key] = value
       }
     }
-    if (name !== undefined) {
+    if (Object.hasOwn(node, SUGAR) || Object.hasOwn(node, ANNOTATION)) {
+      const name = nameOf(node, path)
       out[ANNOTATION] = name
       check(name, node, path, reachable && isProperty)
     }
     return out
   }
 
+  function nameOf (node: Json, path: string[]): unknown {
+    const sugar = node[SUGAR]
+    const annotation = node[ANNOTATION]
+    if (!Object.hasOwn(node, SUGAR)) return annotation
+    if (Object.hasOwn(node, ANNOTATION) && sugar !== annotation) {
+      throw new SakeHeaderDefinitionError(`tool '${tool}': argument ${where(path)} has both header ${JSON.stringify(sugar)} and x-mcp-header ${JSON.stringify(annotation)}; give the header name once, as 'header' or as 'x-mcp-header'`)
+    }
+    return sugar
+  }
+
   function check (name: unknown, node: Json, path: string[], reachable: boolean): void {
     const at = `tool '${tool}': argument ${where(path)}`
     if (typeof name !== 'string' || !TOKEN.test(name)) {
-      throw new SakeHeaderDefinitionError(`${at} has header name ${JSON.stringify(name)}; a header name must be a non-empty HTTP token (letters, digits and !#$%&'*+-.^_\`|~)`)
+      throw new SakeHeaderDefinitionError(`${at} has header name ${JSON.stringify(name)}; a header name must be a non-empty HTTP token (letters, digits and !#$%&'*+-.^_\`|~, no spaces or colons)`)
     }
     if (!reachable) {
-      throw new SakeHeaderDefinitionError(`${at} has header '${name}' but is not reachable from the root through 'properties' alone (no items, anyOf/oneOf/allOf, not, if/then/else or $ref on the way)`)
+      throw new SakeHeaderDefinitionError(`${at} has header '${name}' but is not reachable from the root through 'properties' alone (no items, anyOf/oneOf/allOf, not, if/then/else, $defs or $ref on the way)`)
     }
     const type = headerType(node)
     if (type === undefined) {
-      throw new SakeHeaderDefinitionError(`${at} has header '${name}' but its type is ${JSON.stringify(node.type ?? 'unspecified')}; only string, integer and boolean arguments can be mirrored into headers`)
+      throw new SakeHeaderDefinitionError(`${at} has header '${name}' but its type is ${JSON.stringify(node.type ?? 'unspecified')}; only string, integer and boolean arguments can be mirrored into headers (not number, object or array)`)
     }
     const lower = name.toLowerCase()
     const other = seen.get(lower)
     if (other !== undefined) {
-      throw new SakeHeaderDefinitionError(`${at} has header '${name}', which clashes with '${other}' (header names are compared case-insensitively)`)
+      throw new SakeHeaderDefinitionError(`${at} has header '${name}', which clashes with '${other}' (header names must be unique in a tool, compared case-insensitively)`)
     }
     seen.set(lower, name)
     headers.push({ name, header: 'mcp-param-' + lower, path: [...path], type })

@@ -17,8 +17,13 @@ function got (value: unknown): string {
   return `, got ${describe(value)}`
 }
 
+/** `1 item`, `2 items`. */
+function count (n: unknown, word: string): string {
+  return `${String(n)} ${word}${n === 1 ? '' : 's'}`
+}
+
 function list (values: unknown): string {
-  return Array.isArray(values) ? values.map((v) => JSON.stringify(v)).join(', ') : String(values)
+  return (values as unknown[]).map((v) => JSON.stringify(v)).join(', ')
 }
 
 /** One ajv error as a phrase; `noun` is `argument` for tool input, `property` for output. */
@@ -37,7 +42,7 @@ function phrase (error: ErrorObject, noun: string): string | undefined {
       return path === '' ? `unknown ${noun} '${extra}'` : `unknown property '${extra}' in ${subject}`
     }
     case 'type':
-      return `${subject} must be ${article(String(p.type))}${got(error.data)}`
+      return `${subject} must be ${typeNames(p.type)}${got(error.data)}`
     case 'enum':
       return `${subject} must be one of ${list(p.allowedValues)}${got(error.data)}`
     case 'const':
@@ -48,17 +53,17 @@ function phrase (error: ErrorObject, noun: string): string | undefined {
     case 'exclusiveMaximum':
       return `${subject} must be ${String(p.comparison)} ${String(p.limit)}${got(error.data)}`
     case 'minLength':
-      return `${subject} must be at least ${String(p.limit)} characters long${got(error.data)}`
+      return `${subject} must be at least ${count(p.limit, 'character')} long${got(error.data)}`
     case 'maxLength':
-      return `${subject} must be at most ${String(p.limit)} characters long${got(error.data)}`
+      return `${subject} must be at most ${count(p.limit, 'character')} long${got(error.data)}`
     case 'pattern':
       return `${subject} must match the pattern ${String(p.pattern)}${got(error.data)}`
     case 'format':
       return `${subject} must be a valid ${String(p.format)}${got(error.data)}`
     case 'minItems':
-      return `${subject} must have at least ${String(p.limit)} items`
+      return `${subject} must have at least ${count(p.limit, 'item')}`
     case 'maxItems':
-      return `${subject} must have at most ${String(p.limit)} items`
+      return `${subject} must have at most ${count(p.limit, 'item')}`
     case 'if':
       return undefined // the failing branch reports the real cause
     default:
@@ -67,8 +72,18 @@ function phrase (error: ErrorObject, noun: string): string | undefined {
 }
 
 function article (type: string): string {
-  if (type.includes(',')) return `one of the types ${type}`
+  if (type === 'null') return 'null'
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`
+}
+
+/** `'integer'` → "an integer"; `['string', 'null']` (ajv's params for a type list) → "a string or null". */
+function typeNames (type: unknown): string {
+  const types = Array.isArray(type) ? type.map(String) : String(type).split(',')
+  return types.map(article).join(' or ')
+}
+
+function plural (noun: string): string {
+  return noun.endsWith('y') ? noun.slice(0, -1) + 'ies' : noun + 's'
 }
 
 /** All of ajv's errors, de-duplicated and capped, joined into one sentence. */
@@ -78,7 +93,7 @@ export function explain (errors: ErrorObject[] | null | undefined, noun = 'argum
     const text = phrase(error, noun)
     if (text !== undefined && !phrases.includes(text)) phrases.push(text)
   }
-  if (phrases.length === 0) return `the ${noun}s do not match the schema`
+  if (phrases.length === 0) return `the ${plural(noun)} do not match the schema`
   const shown = phrases.slice(0, MAX_ERRORS)
   const more = phrases.length - shown.length
   return shown.join('; ') + (more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : '')

@@ -49,8 +49,10 @@ function isWrapper (value: unknown): value is WithMeta<unknown> | ToolErrorResul
 /** Splits a return value into its payload and `_meta`, and spots tool errors. */
 export function unwrap (value: unknown): { value: unknown, meta: Record<string, unknown> | undefined, error: ToolError | undefined } {
   if (isWrapper(value)) {
-    if (value[kWithMeta]) return { value: value.value, meta: value.meta, error: undefined }
-    return { value: undefined, meta: value.error.meta, error: value.error }
+    if (!value[kWithMeta]) return { value: undefined, meta: value.error.meta, error: value.error }
+    // withMeta(toolError(...), meta) is still an error: unwrap the inside, its own meta winning
+    const inner = unwrap(value.value)
+    return { value: inner.value, meta: inner.meta === undefined ? value.meta : { ...value.meta, ...inner.meta }, error: inner.error }
   }
   if (value instanceof ToolError) return { value: undefined, meta: value.meta, error: value }
   return { value, meta: undefined, error: undefined }
@@ -65,7 +67,8 @@ export function errorResult (message: string, meta?: Record<string, unknown>): C
 
 /**
  * Shapes a payload. `objectOnly` is true for clients whose `structuredContent` must be an object;
- * `structured` is false for clients that predate structured output.
+ * `structured` is false for clients that predate structured output. Throws a TypeError for a value
+ * JSON cannot carry (a BigInt, a cycle, a function); the caller reports it as the tool's failure.
  */
 export function shape (value: unknown, meta: Record<string, unknown> | undefined, structured: boolean, objectOnly: boolean): CallToolResult {
   let result: CallToolResult
@@ -78,7 +81,10 @@ export function shape (value: unknown, meta: Record<string, unknown> | undefined
   } else if (Array.isArray(value) && value.length > 0 && value.every(isContent)) {
     result = { content: value }
   } else {
-    result = { content: [{ type: 'text', text: JSON.stringify(value) }] }
+    const json = JSON.stringify(value)
+    // a function or a symbol has no JSON form, and JSON.stringify says so with undefined, not a throw
+    if (json === undefined) throw new TypeError(`a ${typeof value} cannot be sent as JSON`)
+    result = { content: [{ type: 'text', text: json }] }
     if (structured && (!objectOnly || (typeof value === 'object' && value !== null && !Array.isArray(value)))) {
       result.structuredContent = value
     }

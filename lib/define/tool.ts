@@ -9,7 +9,7 @@ import { SakeToolDefinitionError } from '../errors.js'
 import type { Era } from '../protocol/eras.js'
 import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
-import type { Icon } from './content.js'
+import { iconsProblem, type Icon } from './content.js'
 import type { ToolErrorResult, WithMeta } from './result.js'
 
 /** Advisory hints for clients (the spec's `*Hint` fields); never enforced by the server. */
@@ -119,6 +119,14 @@ export interface CompiledTool {
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'args', 'input', 'output', 'execute'])
 
+/** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
+const HINTS = new Map<string, string>([
+  ['readOnly', 'readOnlyHint'],
+  ['destructive', 'destructiveHint'],
+  ['idempotent', 'idempotentHint'],
+  ['openWorld', 'openWorldHint']
+])
+
 function isTypeBox (value: unknown): value is TSchema {
   return typeof value === 'object' && value !== null && Kind in value
 }
@@ -127,9 +135,11 @@ function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Copies a schema into plain JSON: drops TypeBox's symbol keys and anything JSON cannot carry. */
-function plain (schema: unknown): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema))
+/** What arrived, in a few words: `typeof` says 'object' for arrays and null too. */
+function kind (value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value
 }
 
 function fail (name: unknown, message: string): never {
@@ -137,75 +147,117 @@ function fail (name: unknown, message: string): never {
   throw new SakeToolDefinitionError(`${who}: ${message}`)
 }
 
+/**
+ * Copies a value into plain JSON, as it will travel: drops TypeBox's symbol keys and anything JSON
+ * cannot carry, and detaches it from the user's object, so a later change there cannot make the
+ * listed tool differ from the one that was checked.
+ */
+function plain<T> (name: unknown, what: string, value: T): T {
+  try {
+    return JSON.parse(JSON.stringify(value))
+  } catch (err) {
+    fail(name, `${what} cannot be sent as JSON: ${(err as Error).message}`)
+  }
+}
+
+/** Freezes a JSON value all the way down: `app.mcp.tools` hands out these objects. */
+function deepFreeze<T> (value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child)
+    Object.freeze(value)
+  }
+  return value
+}
+
 function inputSchemaOf (def: ToolDefinition): Record<string, unknown> {
   if (def.args !== undefined && def.input !== undefined) fail(def.name, "give either 'args' (a map of TypeBox properties) or 'input' (a whole JSON Schema), not both")
   if (def.input !== undefined) {
-    if (!isObject(def.input)) fail(def.name, "'input' must be a JSON Schema object (TypeBox or plain)")
-    const schema = plain(def.input)
+    if (!isObject(def.input)) fail(def.name, `'input' must be a JSON Schema object (TypeBox or plain), got ${kind(def.input)}`)
+    const schema = plain(def.name, "'input'", def.input)
     if (schema.type !== 'object') fail(def.name, `'input' must be an object schema (type: "object"), got type ${JSON.stringify(schema.type ?? 'unspecified')}`)
     return schema
   }
   const args = def.args ?? {}
   if (!isObject(args) || isTypeBox(args)) fail(def.name, "'args' must be a map of argument names to TypeBox schemas, e.g. { a: Type.Number() }; use 'input' for a whole schema")
   for (const [key, value] of Object.entries(args)) {
-    if (!isTypeBox(value)) fail(def.name, `argument '${key}' must be a TypeBox schema (e.g. Type.String()), got ${value === null ? 'null' : typeof value}`)
+    if (!isTypeBox(value)) fail(def.name, `argument '${key}' must be a TypeBox schema (e.g. Type.String()), got ${kind(value)}`)
   }
   // unknown arguments are refused, so a misspelt optional argument is reported instead of ignored
-  return plain(Type.Object(args, { additionalProperties: false }))
+  return plain(def.name, "'args'", Type.Object(args, { additionalProperties: false }))
 }
 
 function outputSchemaOf (def: ToolDefinition): Record<string, unknown> | undefined {
   const output = def.output
   if (output === undefined) return undefined
-  if (isTypeBox(output)) return plain(output)
-  if (!isObject(output)) fail(def.name, "'output' must be a map of TypeBox properties or a TypeBox schema")
+  if (isTypeBox(output)) return plain(def.name, "'output'", output)
+  if (!isObject(output)) fail(def.name, `'output' must be a map of TypeBox properties or a TypeBox schema, got ${kind(output)}`)
+  // a property map never has a string under 'type': this is a plain JSON Schema, which TypeBox wraps
+  if (typeof output.type === 'string' || typeof output.$schema === 'string') {
+    fail(def.name, "'output' is a plain JSON Schema; wrap it as Type.Unsafe(schema), or give a map of TypeBox properties")
+  }
   for (const [key, value] of Object.entries(output)) {
-    if (!isTypeBox(value)) fail(def.name, `output property '${key}' must be a TypeBox schema, got ${value === null ? 'null' : typeof value}`)
+    if (!isTypeBox(value)) fail(def.name, `output property '${key}' must be a TypeBox schema, got ${kind(value)}`)
   }
-  return plain(Type.Object(output as TProperties))
+  return plain(def.name, "'output'", Type.Object(output as TProperties))
 }
 
-function checkOptional (def: ToolDefinition): void {
-  for (const key of Object.keys(def)) {
-    if (!KNOWN_KEYS.has(key)) fail(def.name, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
+function checkName (def: ToolDefinition): void {
+  if (def.name === undefined) fail(undefined, "'name' is required: 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'")
+  if (typeof def.name !== 'string' || !NAME.test(def.name)) {
+    fail(def.name, `name ${JSON.stringify(def.name)} is not allowed; a tool name is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'`)
   }
+}
+
+function checkAnnotations (name: string, annotations: unknown): void {
+  if (!isObject(annotations)) fail(name, `'annotations' must be an object such as { readOnly: true }, got ${kind(annotations)}`)
+  for (const [key, value] of Object.entries(annotations)) {
+    if (value === undefined) continue // an optional hint left out, as TypeScript allows
+    if (key === 'title') {
+      if (typeof value !== 'string') fail(name, `'annotations.title' must be a string, got ${kind(value)}`)
+    } else if (HINTS.has(key)) {
+      if (typeof value !== 'boolean') fail(name, `'annotations.${key}' must be a boolean, got ${kind(value)}`)
+    } else {
+      fail(name, `unknown annotation '${key}'; known annotations are title, ${[...HINTS.keys()].join(', ')}`)
+    }
+  }
+}
+
+function checkOptional (def: ToolDefinition & { name: string }): void {
   for (const key of ['title', 'description'] as const) {
-    if (def[key] !== undefined && typeof def[key] !== 'string') fail(def.name, `'${key}' must be a string`)
+    if (def[key] !== undefined && typeof def[key] !== 'string') fail(def.name, `'${key}' must be a string, got ${kind(def[key])}`)
   }
-  if (def.ttl !== undefined && !(Number.isInteger(def.ttl) && def.ttl >= 0)) fail(def.name, `'ttl' must be a non-negative integer (milliseconds), got ${JSON.stringify(def.ttl)}`)
-  if (def.meta !== undefined && !isObject(def.meta)) fail(def.name, "'meta' must be an object")
+  if (def.ttl !== undefined && !(Number.isInteger(def.ttl) && def.ttl >= 0)) fail(def.name, `'ttl' must be a non-negative integer (milliseconds), got ${typeof def.ttl === 'number' ? String(def.ttl) : `${JSON.stringify(def.ttl)} (${kind(def.ttl)})`}`)
+  if (def.meta !== undefined && !isObject(def.meta)) fail(def.name, `'meta' must be an object (sent as the tool's _meta), got ${kind(def.meta)}`)
   if (def.icons !== undefined) {
-    if (!Array.isArray(def.icons) || !def.icons.every((icon) => isObject(icon) && typeof icon.src === 'string')) {
-      fail(def.name, "'icons' must be an array of { src, mimeType?, sizes?, theme? }")
-    }
+    const problem = iconsProblem(def.icons)
+    if (problem !== undefined) fail(def.name, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
   }
-  if (def.annotations !== undefined) {
-    if (!isObject(def.annotations)) fail(def.name, "'annotations' must be an object")
-    for (const [key, value] of Object.entries(def.annotations)) {
-      if (key === 'title') {
-        if (typeof value !== 'string') fail(def.name, "'annotations.title' must be a string")
-      } else if (key in HINTS) {
-        if (typeof value !== 'boolean') fail(def.name, `'annotations.${key}' must be a boolean`)
-      } else {
-        fail(def.name, `unknown annotation '${key}'; known annotations are title, ${Object.keys(HINTS).join(', ')}`)
-      }
-    }
-  }
-}
-
-const HINTS: Record<string, string> = {
-  readOnly: 'readOnlyHint',
-  destructive: 'destructiveHint',
-  idempotent: 'idempotentHint',
-  openWorld: 'openWorldHint'
+  if (def.annotations !== undefined) checkAnnotations(def.name, def.annotations)
 }
 
 function wireAnnotations (annotations: ToolAnnotations): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(annotations)) {
-    out[key === 'title' ? 'title' : HINTS[key]] = value
+    if (value !== undefined) out[key === 'title' ? 'title' : HINTS.get(key)!] = value
   }
   return out
+}
+
+/** The `Tool` objects of `tools/list`: the modern one, and the legacy one derived from it. */
+function wireOf (def: ToolDefinition, inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown> | undefined): CompiledTool['wire'] {
+  const modern: Record<string, unknown> = { name: def.name }
+  if (def.title !== undefined) modern.title = def.title
+  if (def.description !== undefined) modern.description = def.description
+  if (def.icons !== undefined) modern.icons = plain(def.name, "'icons'", def.icons)
+  modern.inputSchema = inputSchema
+  if (outputSchema !== undefined) modern.outputSchema = outputSchema
+  if (def.annotations !== undefined) modern.annotations = wireAnnotations(def.annotations)
+  if (def.meta !== undefined) modern._meta = plain(def.name, "'meta'", def.meta)
+
+  // a 2025 outputSchema must have an object root: legacy clients get no schema rather than a wrong one
+  const legacy = { ...modern }
+  if (outputSchema !== undefined && outputSchema.type !== 'object') delete legacy.outputSchema
+  return deepFreeze({ modern, legacy })
 }
 
 /**
@@ -213,11 +265,13 @@ function wireAnnotations (annotations: ToolAnnotations): Record<string, unknown>
  * `SakeHeaderDefinitionError` with a message naming the tool and what to change.
  */
 export function compileTool (def: ToolDefinition): CompiledTool {
-  if (!isObject(def)) throw new SakeToolDefinitionError(`a tool definition must be an object, got ${def === null ? 'null' : typeof def}`)
-  if (typeof def.name !== 'string' || !NAME.test(def.name)) {
-    fail(def.name, `name ${JSON.stringify(def.name)} is not allowed; a tool name is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'`)
+  if (!isObject(def)) throw new SakeToolDefinitionError(`a tool definition must be an object, got ${kind(def)}`)
+  checkName(def)
+  // unknown keys first: a misspelt 'execute' is better reported as the typo than as missing
+  for (const key of Object.keys(def)) {
+    if (!KNOWN_KEYS.has(key)) fail(def.name, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
   }
-  if (typeof def.execute !== 'function') fail(def.name, "'execute' must be a function (args, ctx) => result")
+  if (typeof def.execute !== 'function') fail(def.name, `'execute' must be a function (args, ctx) => result, got ${kind(def.execute)}`)
   checkOptional(def)
 
   const { schema: inputSchema, headers } = extractHeaders(def.name, inputSchemaOf(def))
@@ -236,26 +290,13 @@ export function compileTool (def: ToolDefinition): CompiledTool {
     fail(def.name, `its output schema does not compile: ${(err as Error).message}`)
   }
 
-  const modern: Record<string, unknown> = { name: def.name }
-  if (def.title !== undefined) modern.title = def.title
-  if (def.description !== undefined) modern.description = def.description
-  if (def.icons !== undefined) modern.icons = def.icons
-  modern.inputSchema = inputSchema
-  if (outputSchema !== undefined) modern.outputSchema = outputSchema
-  if (def.annotations !== undefined) modern.annotations = wireAnnotations(def.annotations)
-  if (def.meta !== undefined) modern._meta = def.meta
-
-  const objectOutput = outputSchema === undefined || outputSchema.type === 'object'
-  // a 2025 outputSchema must have an object root: legacy clients get no schema rather than a wrong one
-  const legacy = objectOutput ? modern : { ...modern, outputSchema: undefined }
-
   return Object.freeze({
     name: def.name,
     definition: def,
-    wire: Object.freeze({ modern, legacy }),
+    wire: wireOf(def, inputSchema, outputSchema),
     validate,
     validateOutput,
-    objectOutput,
+    objectOutput: outputSchema === undefined || outputSchema.type === 'object',
     headers: Object.freeze(headers),
     ttl: def.ttl
   })

@@ -6,17 +6,17 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
-  INVALID_REQUEST, METHOD_NOT_FOUND, SESSION_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, errorBody, idOf, readMessage, resultText,
+  INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, errorBody, idOf, readMessage, resultText,
   type Message, type RequestId
 } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
 import { isModern, readModernMeta } from '../protocol/meta.js'
 import { SUPPORTED_VERSIONS, isModernVersion, rulesOf } from '../protocol/eras.js'
-import { dispatch, hasMethod, type ServerState } from '../protocol/dispatch.js'
+import { dispatch, type ServerState } from '../protocol/dispatch.js'
 import { initialize } from '../protocol/methods/lifecycle.js'
 import type { Call } from '../protocol/context.js'
 import type { Session, SessionStore } from '../state/session-store.js'
-import { checkParamHeaders, checkStandardHeaders, checkVersionHeader } from './headers.js'
+import { checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerValue } from './headers.js'
 import { sendAccepted, sendError, sendJson } from './respond.js'
 import { HttpTransport } from './transport.js'
 
@@ -27,11 +27,6 @@ export interface Endpoint {
 
 interface Request { readonly id: RequestId, readonly method: string, readonly params: Record<string, unknown> | undefined }
 
-function header (request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name]
-  return Array.isArray(value) ? value[0] : value
-}
-
 /** `Accept` must allow JSON; an absent header accepts anything (RFC 9110). */
 function acceptsJson (accept: string | undefined): boolean {
   return accept === undefined || accept.includes('application/json') || accept.includes('*/*') || accept.includes('application/*')
@@ -39,16 +34,24 @@ function acceptsJson (accept: string | undefined): boolean {
 
 const notAcceptable = new ProtocolError(INVALID_REQUEST, 'Not Acceptable: the Accept header must allow application/json (MCP clients send "Accept: application/json, text/event-stream")', 406)
 
+/** A 2025 session id that names no live session; the client must send initialize again (404, any HTTP method). */
+export const sessionNotFound = new ProtocolError(SESSION_NOT_FOUND, 'Session not found: it ended or expired; send initialize to start a new session', 404)
+
+/** An empty body, whether the JSON parser saw it or (without a Content-Type) nothing parsed it. */
+export const emptyBody = new ProtocolError(PARSE_ERROR, 'Parse error: the request body is empty; send one JSON-RPC message as application/json', 400)
+
 /** Answers one POSTed message (or batch). Errors it does not catch are ProtocolErrors for the error handler. */
 export async function handlePost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const body = request.body
   if (!acceptsJson(request.headers.accept)) return sendError(reply, idOf(body), notAcceptable)
+  // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
+  if (body === undefined) return sendError(reply, null, emptyBody)
   try {
     if (Array.isArray(body)) return await handleBatch(endpoint, request, reply, body)
     const message = readMessage(body)
     if (message.kind !== 'response' && isModern(message.params)) return await handleModern(endpoint, request, reply, message)
     if (message.kind === 'request' && message.method === 'initialize') return await handleInitialize(endpoint, reply, message)
-    const sessionId = header(request, 'mcp-session-id')
+    const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId !== undefined) return await handleLegacy(endpoint, request, reply, message, sessionId)
     return handleSessionless(request, reply, message)
   } catch (err) {
@@ -73,14 +76,8 @@ async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply:
   }
   const params = message.params!
   checkStandardHeaders(headers, message.method, params, true)
-  if (!hasMethod('modern', message.method)) {
-    // unknown methods are a 404 in this revision (a legacy session keeps 200: there 404 means "session gone")
-    return sendError(reply, message.id, new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${message.method}`, 404))
-  }
-  if (message.method === 'tools/call') {
-    const tool = typeof params.name === 'string' ? endpoint.state.registry.tools.get(params.name) : undefined
-    if (tool !== undefined && tool.headers.length > 0) checkParamHeaders(headers, tool, params.arguments, true)
-  }
+  // an unknown method falls through to dispatch, which answers 404 + -32601 after these checks
+  if (message.method === 'tools/call') checkToolHeaders(endpoint, request, params, true)
   return answer(endpoint, reply, {
     era: 'modern',
     protocolVersion: meta.protocolVersion,
@@ -91,6 +88,13 @@ async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply:
     sessionId: undefined,
     transport: new HttpTransport(request, reply)
   })
+}
+
+/** The called tool's `Mcp-Param-*` headers. An unknown tool has none: dispatch answers -32602 for it. */
+function checkToolHeaders (endpoint: Endpoint, request: FastifyRequest, params: Record<string, unknown> | undefined, required: boolean): void {
+  const name = params?.name
+  const tool = typeof name === 'string' ? endpoint.state.registry.tools.get(name) : undefined
+  if (tool !== undefined && tool.headers.length > 0) checkParamHeaders(request.headers, tool, params!.arguments, required)
 }
 
 async function answer (endpoint: Endpoint, reply: FastifyReply, call: Call): Promise<FastifyReply> {
@@ -111,10 +115,8 @@ async function handleInitialize (endpoint: Endpoint, reply: FastifyReply, messag
 
 async function sessionOf (endpoint: Endpoint, request: FastifyRequest, sessionId: string): Promise<Session> {
   const session = await endpoint.sessions.get(sessionId)
-  if (session === undefined) {
-    throw new ProtocolError(SESSION_NOT_FOUND, 'Session not found: it ended or expired; send initialize to start a new session', 404)
-  }
-  const version = header(request, 'mcp-protocol-version')
+  if (session === undefined) throw sessionNotFound
+  const version = headerValue(request.headers, 'mcp-protocol-version')
   if (version === undefined) {
     if (rulesOf(session.protocolVersion).versionHeader) {
       throw new ProtocolError(INVALID_REQUEST, `Bad Request: the MCP-Protocol-Version header is required on every request of a ${session.protocolVersion} session`, 400)
@@ -135,8 +137,11 @@ async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply:
     await notify(endpoint, session, message.method)
     return sendAccepted(reply)
   }
+  // 2025 clients predate the Mcp-* headers: each is checked only when sent, and a mismatch is
+  // refused with the same 400 + -32020 as in the modern era
   checkStandardHeaders(request.headers, message.method, message.params, false)
-  return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message, true))
+  if (message.method === 'tools/call') checkToolHeaders(endpoint, request, message.params, false)
+  return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message))
 }
 
 async function notify (endpoint: Endpoint, session: Session, method: string): Promise<void> {
@@ -146,16 +151,14 @@ async function notify (endpoint: Endpoint, session: Session, method: string): Pr
   }
 }
 
-/** Runs one legacy request and returns its whole JSON-RPC response, result or error. */
-async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Request, checkHeaders: boolean): Promise<string> {
+/**
+ * Runs one legacy request and returns its whole JSON-RPC response, result or error (in a batch
+ * each item has its own; none of them can set the HTTP status).
+ */
+async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Request): Promise<string> {
   try {
     if (message.method === 'initialize') {
       throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
-    }
-    if (checkHeaders && message.method === 'tools/call' && message.params !== undefined) {
-      const tool = typeof message.params.name === 'string' ? endpoint.state.registry.tools.get(message.params.name) : undefined
-      // 2025 clients do not know Mcp-Param-*: check only the ones sent
-      if (tool !== undefined && tool.headers.length > 0) checkParamHeaders(request.headers, tool, message.params.arguments, false)
     }
     const json = await dispatch(endpoint.state, {
       era: 'legacy',
@@ -176,7 +179,7 @@ async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply:
 
 /** A JSON-RPC batch: only a 2025-03-26 session may send one. */
 async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, batch: unknown[]): Promise<FastifyReply> {
-  const sessionId = header(request, 'mcp-session-id')
+  const sessionId = headerValue(request.headers, 'mcp-session-id')
   const session = sessionId === undefined ? undefined : await sessionOf(endpoint, request, sessionId)
   if (session === undefined || !rulesOf(session.protocolVersion).batches) {
     throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches (array bodies) are only allowed in 2025-03-26 sessions; send one message per POST', 400)
@@ -194,7 +197,8 @@ async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: 
       await notify(endpoint, session, message.method)
       return undefined
     }
-    return legacyAnswer(endpoint, request, reply, session, message, false)
+    // the batch's headers cannot mirror each item's body, so Mcp-* headers are not checked here
+    return legacyAnswer(endpoint, request, reply, session, message)
   }))
   const responses = answers.filter((a): a is string => a !== undefined)
   if (responses.length === 0) return sendAccepted(reply)
@@ -204,8 +208,9 @@ async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: 
 // ---------------------------------------------------------------- neither
 
 function handleSessionless (request: FastifyRequest, reply: FastifyReply, message: Message): FastifyReply {
-  const id: RequestId | null = message.kind === 'notification' ? null : message.id
-  if (isModernVersion(header(request, 'mcp-protocol-version'))) {
+  // only a request's id is echoed: a response's id names a request of ours, not one being answered
+  const id: RequestId | null = message.kind === 'request' ? message.id : null
+  if (isModernVersion(headerValue(request.headers, 'mcp-protocol-version'))) {
     if (message.kind === 'response') {
       return sendError(reply, id, new ProtocolError(INVALID_REQUEST, 'Invalid Request: 2026-07-28 clients must not send JSON-RPC responses', 400))
     }

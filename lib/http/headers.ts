@@ -27,7 +27,11 @@ function mismatch (message: string): ProtocolError {
   return new ProtocolError(HEADER_MISMATCH, `Header mismatch: ${message}`, 400)
 }
 
-function single (headers: IncomingHttpHeaders, name: string): string | undefined {
+/**
+ * One request header as a string. Node already joins a repeated field with ', '; a host hook may
+ * still have set an array, which is joined the same way (so a repeated value never passes for one).
+ */
+export function headerValue (headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name]
   return Array.isArray(value) ? value.join(', ') : value
 }
@@ -59,7 +63,7 @@ function quote (value: string): string {
  * `MCP-Protocol-Version` against the body's `_meta` version. Required on every modern POST.
  */
 export function checkVersionHeader (headers: IncomingHttpHeaders, bodyVersion: string): void {
-  const header = single(headers, 'mcp-protocol-version')
+  const header = headerValue(headers, 'mcp-protocol-version')
   if (header === undefined) throw mismatch(`MCP-Protocol-Version header is required and must equal params._meta version ${quote(bodyVersion)}`)
   if (header !== bodyVersion) throw mismatch(`MCP-Protocol-Version header value ${quote(header)} does not match body value ${quote(bodyVersion)}`)
 }
@@ -69,14 +73,14 @@ export function checkVersionHeader (headers: IncomingHttpHeaders, bodyVersion: s
  * (legacy clients, which predate them) they are checked only when sent.
  */
 export function checkStandardHeaders (headers: IncomingHttpHeaders, method: string, params: Record<string, unknown> | undefined, required: boolean): void {
-  const sentMethod = single(headers, 'mcp-method')
+  const sentMethod = headerValue(headers, 'mcp-method')
   if (sentMethod === undefined) {
     if (required) throw mismatch(`Mcp-Method header is required and must equal the body's method ${quote(method)}`)
   } else if (sentMethod !== method) {
     throw mismatch(`Mcp-Method header value ${quote(sentMethod)} does not match body value ${quote(method)}`)
   }
   const field = NAME_SOURCE[method]
-  const rawName = single(headers, 'mcp-name')
+  const rawName = headerValue(headers, 'mcp-name')
   if (field === undefined) return
   const bodyName = params?.[field]
   // a body without the field is a malformed request: the method itself answers -32602 for it
@@ -115,7 +119,7 @@ function matches (header: string, body: unknown): boolean {
  */
 export function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledTool, args: unknown, required: boolean): void {
   for (const param of tool.headers) {
-    const raw = single(headers, param.header)
+    const raw = headerValue(headers, param.header)
     const body = valueAt(args, param.path)
     const display = `Mcp-Param-${param.name}`
     const argument = param.path.join('.')

@@ -5,9 +5,10 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import sjson from 'secure-json-parse'
-import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, idOf } from '../protocol/jsonrpc.js'
+import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
-import { handlePost, type Endpoint } from './endpoint.js'
+import { emptyBody, handlePost, sessionNotFound, type Endpoint } from './endpoint.js'
+import { headerValue } from './headers.js'
 import { sendError } from './respond.js'
 
 export interface RouteOptions {
@@ -16,20 +17,21 @@ export interface RouteOptions {
   readonly bodyLimit: number
 }
 
-function sessionHeader (request: FastifyRequest): string | undefined {
-  const value = request.headers['mcp-session-id']
-  return Array.isArray(value) ? value[0] : value
+function contentType (request: FastifyRequest): string {
+  const value = request.headers['content-type']
+  return value === undefined ? 'the request has none' : `got '${value}'`
 }
 
-/** Fastify's own errors on our routes, as the JSON-RPC error a client can read. */
-function fromFastify (error: FastifyError, bodyLimit: number): ProtocolError | undefined {
+/**
+ * Fastify's own errors on our routes, as the JSON-RPC error a client can read. (Its empty-body
+ * error cannot come: it belongs to the default JSON parser, which ours replaces.)
+ */
+function fromFastify (error: FastifyError, request: FastifyRequest, bodyLimit: number): ProtocolError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ProtocolError(INVALID_REQUEST, 'Unsupported Media Type: the Content-Type of a POST must be application/json', 415)
+      return new ProtocolError(INVALID_REQUEST, `Unsupported Media Type: the Content-Type of a POST must be application/json; ${contentType(request)}`, 415)
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ProtocolError(INVALID_REQUEST, `Payload Too Large: the request body exceeds ${bodyLimit} bytes`, 413)
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ProtocolError(PARSE_ERROR, 'Parse error: the request body is empty', 400)
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ProtocolError(INVALID_REQUEST, 'Bad Request: Content-Length does not match the body', 400)
   }
@@ -40,8 +42,13 @@ function fromFastify (error: FastifyError, bodyLimit: number): ProtocolError | u
   return undefined
 }
 
-const methodNotAllowed = (method: string): ProtocolError => new ProtocolError(INVALID_REQUEST,
-  `Method Not Allowed: ${method} is only for 2025 sessions (send Mcp-Session-Id); 2026-07-28 clients use POST alone`, 405)
+/** What this endpoint serves, for the `Allow` header of its 405s: GET has no stream to open yet. */
+const ALLOW = 'POST, DELETE'
+
+function methodNotAllowed (reply: FastifyReply, message: string): FastifyReply {
+  reply.header('allow', ALLOW)
+  return sendError(reply, null, new ProtocolError(INVALID_REQUEST, `Method Not Allowed: ${message}`, 405))
+}
 
 export async function routes (app: FastifyInstance, options: RouteOptions): Promise<void> {
   const { endpoint, path, bodyLimit } = options
@@ -53,13 +60,12 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
     try {
       done(null, sjson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }))
     } catch (err) {
-      const reason = body === '' ? 'the request body is empty' : (err as Error).message
-      done(new ProtocolError(PARSE_ERROR, `Parse error: ${reason}`, 400), undefined)
+      done(body === '' ? emptyBody : new ProtocolError(PARSE_ERROR, `Parse error: ${(err as Error).message}`, 400), undefined)
     }
   })
 
   app.setErrorHandler((error: FastifyError | ProtocolError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof ProtocolError ? error : fromFastify(error, bodyLimit)
+    const known = error instanceof ProtocolError ? error : fromFastify(error, request, bodyLimit)
     if (known !== undefined) return sendError(reply, idOf(request.body), known)
     request.log.error({ err: error }, 'fastify-sake: unexpected error on the MCP endpoint')
     return sendError(reply, idOf(request.body), new ProtocolError(INTERNAL_ERROR, 'Internal error', 500))
@@ -69,26 +75,26 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
 
   // No standalone stream yet: a 2025 session's GET gets 405, which clients take as "none offered".
   app.get(path, async (request, reply) => {
-    const sessionId = sessionHeader(request)
-    if (sessionId !== undefined && await endpoint.sessions.get(sessionId) === undefined) {
-      return sendError(reply, null, new ProtocolError(SESSION_NOT_FOUND, 'Session not found: it ended or expired; send initialize to start a new session', 404))
-    }
-    reply.header('allow', 'POST, DELETE')
-    return sendError(reply, null, sessionId === undefined
-      ? methodNotAllowed('GET')
-      : new ProtocolError(INVALID_REQUEST, 'Method Not Allowed: this server offers no standalone SSE stream; responses come on each POST', 405))
+    const sessionId = headerValue(request.headers, 'mcp-session-id')
+    if (sessionId !== undefined && await endpoint.sessions.get(sessionId) === undefined) return sendError(reply, null, sessionNotFound)
+    return methodNotAllowed(reply, 'this server offers no standalone SSE stream (GET); answers come on each POST')
   })
 
   app.delete(path, async (request, reply) => {
-    const sessionId = sessionHeader(request)
+    const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId === undefined) {
-      reply.header('allow', 'POST')
-      return sendError(reply, null, methodNotAllowed('DELETE'))
+      return methodNotAllowed(reply, 'DELETE ends a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients have no session to end')
     }
-    if (await endpoint.sessions.get(sessionId) === undefined) {
-      return sendError(reply, null, new ProtocolError(SESSION_NOT_FOUND, 'Session not found: it ended or expired', 404))
-    }
+    if (await endpoint.sessions.get(sessionId) === undefined) return sendError(reply, null, sessionNotFound)
     await endpoint.sessions.delete(sessionId)
     return reply.code(204).send()
+  })
+
+  // any other method: a 405 naming what the endpoint takes, not the host's 404, which a 2025 client
+  // would read as "session gone" (OPTIONS stays free for CORS preflight handlers)
+  app.route({
+    method: ['PUT', 'PATCH'],
+    url: path,
+    handler: async (request, reply) => methodNotAllowed(reply, `${request.method} is not used by MCP; send JSON-RPC messages with POST`)
   })
 }

@@ -80,30 +80,33 @@ export function readMessage (value: unknown): Message {
   if (!('id' in value)) {
     return { kind: 'notification', method, params }
   }
-  if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) {
-    return { kind: 'request', id, method, params }
-  }
-  throw new ProtocolError(INVALID_REQUEST, `Invalid Request: "id" must be a string or a number, got ${describe(id)}`, 400)
+  if (isRequestId(id)) return { kind: 'request', id, method, params }
+  // MCP narrows JSON-RPC's ids: a string or an integer, never null
+  const what = typeof id === 'number' ? String(id) : describe(id)
+  throw new ProtocolError(INVALID_REQUEST, `Invalid Request: "id" must be a string or an integer, got ${what}`, 400)
 }
 
-/** Reads the request id of a message that failed validation, when it has a usable one. */
+function isRequestId (id: unknown): id is RequestId {
+  return typeof id === 'string' || Number.isInteger(id)
+}
+
+/**
+ * Reads the request id of a message that failed validation, when it has a usable one. A response's
+ * id names a request of the server's, not one this error answers, so it is never echoed.
+ */
 export function idOf (value: unknown): RequestId | null {
-  if (isPlainObject(value)) {
-    const id = value.id
-    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) return id
-  }
-  return null
+  if (!isPlainObject(value)) return null
+  if (value.method === undefined && ('result' in value || 'error' in value)) return null
+  return isRequestId(value.id) ? value.id : null
 }
 
 /** A short description of a JSON value's type for error messages: never echoes the value. */
 export function describe (value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object') return 'an object'
-  if (typeof value === 'string') return 'a string'
-  if (typeof value === 'number') return 'a number'
-  if (typeof value === 'boolean') return 'a boolean'
-  return typeof value
+  const type = typeof value
+  // parsed JSON leaves object, string, number and boolean
+  return type === 'object' ? 'an object' : `a ${type}`
 }
 
 /** Serialises a successful response around an already serialised result. */

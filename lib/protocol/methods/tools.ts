@@ -1,10 +1,11 @@
 /** `tools/list` and `tools/call`, for both eras. */
-import { INVALID_PARAMS } from '../jsonrpc.js'
+import { INVALID_PARAMS, describe } from '../jsonrpc.js'
 import { ProtocolError, ToolError } from '../../errors.js'
 import { CallContext, type Call } from '../context.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
-import { isLegacyVersion, rulesOf } from '../eras.js'
+import { rulesOf, type LegacyVersion } from '../eras.js'
+import { resultJson } from '../results.js'
 import type { Registry } from '../../registry.js'
 import type { CompiledTool } from '../../define/tool.js'
 
@@ -18,7 +19,7 @@ export function listTools (registry: Registry, call: Call): string {
   return page
 }
 
-/** Finds the tool a `tools/call` names, or throws -32602. Used by the header checks too. */
+/** Finds the tool a `tools/call` names, or throws -32602. */
 export function toolOf (registry: Registry, params: Record<string, unknown>): CompiledTool {
   const name = params.name
   if (typeof name !== 'string') {
@@ -29,19 +30,45 @@ export function toolOf (registry: Registry, params: Record<string, unknown>): Co
   return tool
 }
 
-export async function callTool (registry: Registry, call: Call): Promise<CallToolResult> {
-  const tool = toolOf(registry, call.params)
-  let args = call.params.arguments
-  if (args === undefined) args = {}
-  else if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw new ProtocolError(INVALID_PARAMS, `Invalid params: "arguments" of tool '${tool.name}' must be an object`)
+/** The `arguments` of a `tools/call`: absent means none; anything but an object is -32602. */
+function argumentsOf (tool: CompiledTool, params: Record<string, unknown>): Record<string, unknown> {
+  const args = params.arguments
+  if (args === undefined) return {}
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new ProtocolError(INVALID_PARAMS, `Invalid params: "arguments" of tool '${tool.name}' must be an object, got ${describe(args)}`)
   }
+  return args as Record<string, unknown>
+}
+
+function internalFailure (tool: CompiledTool): CallToolResult {
+  return errorResult(`Tool '${tool.name}' failed with an internal error`)
+}
+
+/**
+ * Runs a `tools/call` and returns its result as JSON text. Only a call that names no known tool or
+ * sends no arguments object is a protocol error; whatever goes wrong after that is the tool's
+ * failure, answered as a result with `isError: true`.
+ */
+export async function callTool (registry: Registry, call: Call): Promise<string> {
+  const tool = toolOf(registry, call.params)
+  const args = argumentsOf(tool, call.params)
+  const ctx = new CallContext(call, tool.name)
+  try {
+    return resultJson(registry, call.era, await run(tool, args, call, ctx))
+  } catch (err) {
+    // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
+    // (a BigInt, a cycle, a function), found while serialising it
+    ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
+    return resultJson(registry, call.era, internalFailure(tool))
+  }
+}
+
+async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
   // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
   if (!tool.validate(args)) {
     return errorResult(`Invalid arguments for tool '${tool.name}': ${explain(tool.validate.errors)}`)
   }
 
-  const ctx = new CallContext(call, tool.name)
   let returned: unknown
   try {
     returned = await tool.definition.execute(args, ctx)
@@ -49,15 +76,16 @@ export async function callTool (registry: Registry, call: Call): Promise<CallToo
     if (err instanceof ToolError) return errorResult(err.message, err.meta)
     // the details stay in the log: a stack trace or a driver message is not for the client
     ctx.log.error({ err }, `tool '${tool.name}' threw`)
-    return errorResult(`Tool '${tool.name}' failed with an internal error`)
+    return internalFailure(tool)
   }
 
   const { value, meta, error } = unwrap(returned)
   if (error !== undefined) return errorResult(error.message, meta)
   if (tool.validateOutput !== undefined && !tool.validateOutput(value)) {
     ctx.log.error({ problems: explain(tool.validateOutput.errors, 'property') }, `tool '${tool.name}' returned a value that does not match its output schema`)
-    return errorResult(`Tool '${tool.name}' failed with an internal error`)
+    return internalFailure(tool)
   }
-  const structured = call.era === 'modern' || !isLegacyVersion(call.protocolVersion) || rulesOf(call.protocolVersion).structuredOutput
+  // a legacy call's version is always one that `initialize` negotiated
+  const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
   return shape(value, meta, structured, call.era === 'legacy')
 }

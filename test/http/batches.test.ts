@@ -1,0 +1,147 @@
+// JSON-RPC batches (array bodies): only a 2025-03-26 session may send one. Inside, each item gets
+// its own answer or error; notifications and responses get none; all-silent batches get 202.
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { Type } from '../../lib/index.js'
+import { build, openSession } from '../helpers/app.js'
+import { MODERN, captureLog, post, send, sessionPost } from '../helpers/http.js'
+
+const log = captureLog()
+let app: FastifyInstance
+let old: string
+
+t.before(async () => {
+  app = await build({}, { logger: log.logger })
+  app.registerTool({ name: 'echo', args: { text: Type.String() }, execute: ({ text }) => text })
+  app.registerTool({ name: 'region', args: { region: Type.String({ header: 'Region' }) }, execute: ({ region }) => region })
+  await app.ready()
+  old = await openSession(app, '2025-03-26')
+})
+t.teardown(() => app.close())
+
+const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' })
+// 2025-03-26 clients send no MCP-Protocol-Version header
+const batch = (items: unknown[], headers: Record<string, string | undefined> = {}) =>
+  sessionPost(old, '2025-03-26', items, { 'mcp-protocol-version': undefined, ...headers })
+
+t.test('a batch where none is allowed is 400 + -32600', async (t) => {
+  const noSession = await send(app, post([ping(1)]))
+  t.equal(noSession.status, 400)
+  t.equal(noSession.body.error.code, -32600)
+  t.equal(noSession.body.id, null)
+  t.match(noSession.body.error.message, /^Invalid Request: JSON-RPC batches \(array bodies\) are only allowed in 2025-03-26 sessions; send one message per POST/)
+
+  const modern = await send(app, post([ping(1)], { 'mcp-protocol-version': MODERN }))
+  t.equal(modern.status, 400, 'a 2026-07-28 client may not batch')
+  t.equal(modern.body.error.code, -32600)
+
+  for (const version of ['2025-11-25', '2025-06-18']) {
+    const session = await openSession(app, version)
+    const res = await send(app, sessionPost(session, version, [ping(1)]))
+    t.equal(res.status, 400, `${version}: batches were removed`)
+    t.equal(res.body.error.code, -32600)
+    t.match(res.body.error.message, /only allowed in 2025-03-26 sessions/)
+  }
+
+  const unknown = await send(app, sessionPost('gone', '2025-03-26', [ping(1)]))
+  t.equal(unknown.status, 404, 'an unknown session is reported first')
+  t.equal(unknown.body.error.code, -32001)
+})
+
+t.test('an empty batch is 400 + -32600', async (t) => {
+  const res = await send(app, batch([]))
+  t.equal(res.status, 400)
+  t.equal(res.body.error.code, -32600)
+  t.equal(res.body.id, null)
+  t.match(res.body.error.message, /^Invalid Request: the batch is empty/)
+})
+
+t.test('a 2025-03-26 batch of requests: an array of responses, in order', async (t) => {
+  const res = await send(app, batch([
+    ping('a'),
+    { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+    { jsonrpc: '2.0', id: 'c', method: 'tools/list' }
+  ]))
+  t.equal(res.status, 200)
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+  t.ok(Array.isArray(res.body))
+  t.same(res.body.map((r: { id: string }) => r.id), ['a', 'b', 'c'])
+  t.same(res.body[0], { jsonrpc: '2.0', id: 'a', result: {} })
+  t.same(res.body[1].result, { content: [{ type: 'text', text: 'hi' }] })
+  t.same(res.body[2].result.tools.map((tool: { name: string }) => tool.name), ['echo', 'region'])
+})
+
+t.test('notifications and responses in a batch get no answer; an all-silent batch is 202', async (t) => {
+  const silent = await send(app, batch([
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }
+  ]))
+  t.equal(silent.status, 202)
+  t.equal(silent.raw, '')
+
+  const responses = await send(app, batch([{ jsonrpc: '2.0', id: 's1', result: {} }, { jsonrpc: '2.0', id: 's2', error: { code: 1, message: 'no' } }]))
+  t.equal(responses.status, 202, 'responses to server requests')
+
+  const mixed = await send(app, batch([{ jsonrpc: '2.0', method: 'notifications/initialized' }, ping(9), { jsonrpc: '2.0', id: 's3', result: {} }]))
+  t.equal(mixed.status, 200)
+  t.same(mixed.body, [{ jsonrpc: '2.0', id: 9, result: {} }], 'only the request is answered')
+})
+
+t.test('per-item errors: initialize, invalid items, unknown methods, bad params', async (t) => {
+  const res = await send(app, batch([
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } } },
+    { jsonrpc: '1.0', id: 2, method: 'ping' },
+    'not a message',
+    { jsonrpc: '2.0', id: null, method: 'ping' },
+    { jsonrpc: '2.0', id: 5, method: 'nope/nope' },
+    { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'missing' } },
+    ping(7)
+  ]))
+  t.equal(res.status, 200, 'the batch itself is fine')
+  t.equal(res.body.length, 7)
+  const [init, version, junk, nullId, unknown, tool, ok] = res.body
+
+  t.equal(init.id, 1)
+  t.equal(init.error.code, -32600, 'initialize inside a batch')
+  t.match(init.error.message, /initialize must be sent alone, without Mcp-Session-Id, as the first request/)
+
+  t.equal(version.id, 2, 'an invalid item\'s readable id is echoed')
+  t.equal(version.error.code, -32600)
+  t.match(version.error.message, /"jsonrpc" must be the string "2\.0"/)
+
+  t.equal(junk.id, null)
+  t.equal(junk.error.code, -32600)
+  t.match(junk.error.message, /expected a JSON-RPC object, got a string/)
+
+  t.equal(nullId.id, null)
+  t.match(nullId.error.message, /"id" must be a string or an integer, got null/)
+
+  t.equal(unknown.id, 5)
+  t.equal(unknown.error.code, -32601)
+  t.match(unknown.error.message, /Method not found: nope\/nope/)
+
+  t.equal(tool.id, 6)
+  t.equal(tool.error.code, -32602)
+  t.match(tool.error.message, /Unknown tool: missing/)
+
+  t.same(ok, { jsonrpc: '2.0', id: 7, result: {} }, 'the valid item is still answered')
+})
+
+t.test('a batch\'s Mcp-* headers cannot mirror every item, so they are not checked', async (t) => {
+  const res = await send(app, batch([
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'region', arguments: { region: 'us' } } }
+  ], { 'mcp-method': 'ping', 'mcp-param-region': 'eu' }))
+  t.equal(res.status, 200)
+  t.same(res.body[0].result, { content: [{ type: 'text', text: 'us' }] })
+})
+
+t.test('a batch with the wrong version header is refused like any request of the session', async (t) => {
+  const res = await send(app, batch([ping(1)], { 'mcp-protocol-version': '2025-11-25' }))
+  t.equal(res.status, 400)
+  t.equal(res.body.error.code, -32600)
+  t.match(res.body.error.message, /does not match the version this session negotiated, '2025-03-26'/)
+})
+
+t.test('nothing here was logged as an error', async (t) => {
+  t.same(log.errors(), [])
+})

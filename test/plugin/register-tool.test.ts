@@ -1,0 +1,185 @@
+// app.registerTool (one definition or an array), the `tools` option and defineTool; what happens
+// after ready and on a duplicate name; the listed result is sorted and serialised at ready.
+import t from 'tap'
+import sake, {
+  Type, defineTool, SakeRegisterAfterReadyError, SakeDuplicateToolError, SakeToolDefinitionError, type ToolDefinition
+} from '../../lib/index.js'
+import Fastify from 'fastify'
+import { Registry } from '../../lib/registry.js'
+import { build, legacyRequest, modernRequest, openSession, rpc } from '../helpers/app.js'
+
+async function names (app: Awaited<ReturnType<typeof build>>): Promise<string[]> {
+  const res = await app.inject(modernRequest('tools/list'))
+  return rpc(res).result.tools.map((tool: { name: string }) => tool.name)
+}
+
+t.test('one definition', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const result = app.registerTool({ name: 'add', args: { a: Type.Number(), b: Type.Number() }, execute: ({ a, b }) => a + b })
+  t.equal(result, undefined, 'returns nothing: registration is a side effect')
+  t.ok(app.mcp.tools.has('add'))
+  t.same(await names(app), ['add'])
+  const call = await app.inject(modernRequest('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }))
+  t.equal(rpc(call).result.structuredContent, 5, 'the registered execute runs')
+})
+
+t.test('every option of a definition reaches tools/list, in both eras', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerTool({
+    name: 'search_issues',
+    title: 'Search issues',
+    description: 'Search the tracker',
+    icons: [{ src: 'https://example.com/search.png', sizes: ['48x48'] }],
+    annotations: { readOnly: true, openWorld: false, title: 'Issue search' },
+    meta: { 'example.com/team': 'issues' },
+    ttl: 60_000,
+    args: { query: Type.String({ description: 'Text to find', minLength: 1 }), region: Type.Optional(Type.String({ header: 'Region' })) },
+    output: { count: Type.Integer() },
+    execute: () => ({ count: 0 })
+  })
+  app.registerTool({ name: 'listing', output: Type.Array(Type.String()), execute: () => [] })
+  const expected = {
+    name: 'search_issues',
+    title: 'Search issues',
+    description: 'Search the tracker',
+    icons: [{ src: 'https://example.com/search.png', sizes: ['48x48'] }],
+    inputSchema: {
+      type: 'object',
+      properties: { query: { type: 'string', description: 'Text to find', minLength: 1 }, region: { type: 'string', 'x-mcp-header': 'Region' } },
+      required: ['query'],
+      additionalProperties: false
+    },
+    outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+    annotations: { readOnlyHint: true, openWorldHint: false, title: 'Issue search' },
+    _meta: { 'example.com/team': 'issues' }
+  }
+  const modern = rpc(await app.inject(modernRequest('tools/list'))).result
+  t.same(modern.tools[1], expected)
+  t.equal(modern.ttlMs, 60_000, 'the tool\'s ttl shortens its page')
+  t.same(modern.tools[0].outputSchema, { type: 'array', items: { type: 'string' } })
+  const session = await openSession(app)
+  const legacy = rpc(await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }))).result
+  t.same(legacy.tools[1], expected, 'the same Tool object for a 2025 client')
+  t.notOk('outputSchema' in legacy.tools[0], 'except an outputSchema without an object root')
+  t.notOk('ttlMs' in legacy, 'and no caching fields')
+})
+
+t.test('an array of definitions', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const tools: ToolDefinition[] = [
+    { name: 'one', execute: () => 1 },
+    { name: 'two', execute: () => 2 }
+  ]
+  app.registerTool(tools)
+  t.same([...app.mcp.tools.keys()], ['one', 'two'])
+  t.same(await names(app), ['one', 'two'])
+})
+
+t.test('the tools option', async (t) => {
+  const app = await build({ tools: [{ name: 'from-option', execute: () => 'x' }] })
+  t.teardown(() => app.close())
+  app.registerTool({ name: 'later', execute: () => 'y' })
+  t.same(await names(app), ['from-option', 'later'])
+})
+
+t.test('defineTool returns its argument, typed for a module to export', async (t) => {
+  const definition = { name: 'echo', args: { s: Type.String() }, execute: ({ s }: { s: string }) => s }
+  const defined = defineTool(definition)
+  t.equal(defined, definition, 'the same object')
+  t.same(Object.keys(defined), ['name', 'args', 'execute'], 'nothing added')
+  const app = await build({ tools: [defined] })
+  t.teardown(() => app.close())
+  const call = await app.inject(modernRequest('tools/call', { name: 'echo', arguments: { s: 'hi' } }))
+  t.same(rpc(call).result.content, [{ type: 'text', text: 'hi' }])
+})
+
+t.test('the same definition on two servers in one process', async (t) => {
+  // the compiled form is per server, and nothing is cached by name across servers
+  const shared = defineTool({ name: 'shared', input: { $id: 'https://example.com/shared', type: 'object', properties: {} }, execute: () => 'ok' })
+  const a = await build({ tools: [shared] })
+  const b = await build({ tools: [shared] })
+  t.teardown(() => Promise.all([a.close(), b.close()]))
+  t.same(await names(a), ['shared'])
+  t.same(await names(b), ['shared'])
+})
+
+t.test('a mistake is thrown from registerTool itself', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  t.throws(() => app.registerTool({ name: 'bad name', execute: () => 1 }), SakeToolDefinitionError)
+  t.throws(() => app.registerTool(undefined as any), { code: 'SAKE_ERR_INVALID_TOOL', message: 'a tool definition must be an object, got undefined' })
+  t.throws(() => app.registerTool([{ name: 'ok', execute: () => 1 }, null as any]), { message: 'a tool definition must be an object, got null' })
+  t.same([...app.mcp.tools.keys()], ['ok'], 'the definitions before the bad one are registered')
+})
+
+t.test('a duplicate name', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerTool({ name: 'add', execute: () => 1 })
+  const first = app.mcp.tools.get('add')
+  t.throws(() => app.registerTool({ name: 'add', description: 'again', execute: () => 2 }), {
+    code: 'SAKE_ERR_DUPLICATE_TOOL',
+    name: 'SakeDuplicateToolError',
+    message: "a tool named 'add' is already registered on this MCP server; tool names must be unique"
+  })
+  t.throws(() => app.registerTool([{ name: 'x', execute: () => 1 }, { name: 'x', execute: () => 1 }]), SakeDuplicateToolError, 'within one array too')
+  t.equal(app.mcp.tools.get('add'), first, 'the first registration stays')
+})
+
+t.test('names differing only in case are two tools', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerTool([{ name: 'add', execute: () => 1 }, { name: 'Add', execute: () => 2 }])
+  t.equal(app.mcp.tools.size, 2)
+})
+
+t.test('registering after ready', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerTool({ name: 'early', execute: () => 1 })
+  await app.ready()
+  t.throws(() => app.registerTool({ name: 'late', execute: () => 1 }), {
+    code: 'SAKE_ERR_REGISTER_AFTER_READY',
+    name: 'SakeRegisterAfterReadyError',
+    message: "cannot register tool 'late' after the server is ready; register every tool before app.ready() or app.listen()"
+  })
+  t.throws(() => app.registerTool([{ name: 'late2', execute: () => 1 }]), SakeRegisterAfterReadyError, 'an array too')
+  t.throws(() => app.registerTool(undefined as any), { code: 'SAKE_ERR_REGISTER_AFTER_READY', message: /cannot register tool 'undefined'/ }, 'even a broken one: the late call is the mistake to fix')
+  t.same(await names(app), ['early'], 'the list is unchanged')
+})
+
+t.test('registering from a later plugin, before ready, is fine', async (t) => {
+  const app = Fastify({ logger: false })
+  await app.register(sake, { name: 'test-server', version: '1.0.0' })
+  await app.register(async (child) => {
+    child.registerTool({ name: 'from-plugin', execute: () => 1 })
+  })
+  t.teardown(() => app.close())
+  t.same(await names(app), ['from-plugin'])
+})
+
+t.test('tools/list is sorted by name, whatever the registration order', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerTool(['delta', 'Bravo', 'alpha', 'charlie', 'a.b', 'a_b', 'a-b', '10', '9'].map((name) => ({ name, execute: () => name })))
+  t.same(await names(app), ['10', '9', 'Bravo', 'a-b', 'a.b', 'a_b', 'alpha', 'charlie', 'delta'], 'code-unit order: stable whatever the locale')
+  t.same([...app.mcp.tools.keys()].slice(0, 2), ['delta', 'Bravo'], 'app.mcp.tools keeps registration order')
+})
+
+t.test('the list is serialised once, at ready', async (t) => {
+  const paginate = t.capture(Registry.prototype as any, 'paginate', (Registry.prototype as any).paginate)
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerTool([{ name: 'b', execute: () => 1 }, { name: 'a', execute: () => 1 }])
+  t.equal(paginate().length, 0, 'nothing serialised while registering')
+  await app.ready()
+  t.equal(paginate().length, 1, 'once at ready')
+  const first = await app.inject(modernRequest('tools/list'))
+  const second = await app.inject(modernRequest('tools/list'))
+  t.equal(paginate().length, 0, 'never again per request')
+  t.same(rpc(first).result.tools.map((tool: { name: string }) => tool.name), ['a', 'b'])
+  t.equal(JSON.stringify(rpc(first).result), JSON.stringify(rpc(second).result))
+})

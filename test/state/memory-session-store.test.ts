@@ -1,0 +1,149 @@
+// The default session store: bounded by count (least recently used goes first) and by idle time,
+// on an injected clock: no test here waits for real time to pass.
+import t from 'tap'
+import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
+import type { Session } from '../../lib/state/session-store.js'
+
+function session (id: string, initialized = false): Session {
+  return { id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: {} }, initialized }
+}
+
+/** A store on a clock the test moves by hand. */
+function storeWith (options: { maxSessions?: number, idleTimeout?: number } = {}): { store: MemorySessionStore, clock: { now: number } } {
+  const clock = { now: 1_000_000 }
+  const store = new MemorySessionStore({ maxSessions: options.maxSessions ?? 100, idleTimeout: options.idleTimeout ?? 1000, now: () => clock.now })
+  t.teardown(() => store.close())
+  return { store, clock }
+}
+
+function ids (store: MemorySessionStore): string[] {
+  // the store's order is its LRU order: read it through sweep-free means (get would reorder)
+  return [...(store as any).entries.keys()]
+}
+
+t.test('set, get and delete', async (t) => {
+  const { store } = storeWith()
+  t.equal(store.get('a'), undefined)
+  const a = session('a')
+  store.set(a)
+  t.equal(store.get('a'), a, 'the same object back')
+  t.equal(store.size, 1)
+  store.delete('a')
+  t.equal(store.get('a'), undefined)
+  t.equal(store.size, 0)
+  store.delete('never-there')
+  t.equal(store.size, 0, 'deleting an unknown id is a no-op')
+})
+
+t.test('at maxSessions, the least recently used session makes room', async (t) => {
+  const { store, clock } = storeWith({ maxSessions: 3 })
+  store.set(session('a'))
+  store.set(session('b'))
+  store.set(session('c'))
+  clock.now += 10
+  store.get('a') // a is now the most recently used
+  store.set(session('d'))
+  t.equal(store.size, 3, 'never more than maxSessions')
+  t.equal(store.get('b'), undefined, 'b, the least recently used, is gone')
+  t.same(ids(store), ['c', 'a', 'd'])
+  store.set(session('e'))
+  t.equal(store.get('c'), undefined, 'then c')
+  t.ok(store.get('a'))
+})
+
+t.test('set on an existing id replaces the session without changing the order', async (t) => {
+  const { store, clock } = storeWith({ maxSessions: 2 })
+  store.set(session('a'))
+  store.set(session('b'))
+  const updated = session('a', true)
+  clock.now += 10
+  store.set(updated)
+  t.equal(store.size, 2, 'replaced, not added')
+  t.same(ids(store), ['a', 'b'], 'a is still the least recently used')
+  store.set(session('c'))
+  t.equal(store.get('a'), undefined, 'so it is the one to go')
+  t.ok(store.get('b'))
+  const { store: other } = storeWith()
+  other.set(session('x'))
+  other.set(session('x', true))
+  t.equal(other.get('x')!.initialized, true, 'get returns the replacement')
+})
+
+t.test('a session idle longer than idleTimeout has ended when asked for', async (t) => {
+  const { store, clock } = storeWith({ idleTimeout: 1000 })
+  store.set(session('a'))
+  clock.now += 1000
+  t.ok(store.get('a'), 'exactly at the timeout it is still alive')
+  clock.now += 1000
+  t.ok(store.get('a'), 'each get counts as activity and restarts the clock')
+  clock.now += 1001
+  t.equal(store.get('a'), undefined, 'past the timeout: gone')
+  t.equal(store.size, 0, 'and removed, not just hidden')
+})
+
+t.test('sweep removes idle sessions and stops at the first live one', async (t) => {
+  const { store, clock } = storeWith({ idleTimeout: 1000 })
+  store.set(session('old1'))
+  store.set(session('old2'))
+  clock.now += 600
+  store.set(session('live'))
+  // a session behind the first live one is never looked at, even when idle: to show it, the clock
+  // steps back so that 'probe', last in use order, is the oldest by time
+  clock.now -= 10_000
+  store.set(session('probe'))
+  clock.now += 10_000 + 500 // old ones idle 1100ms, live one 500ms, probe 10500ms
+  store.sweep()
+  t.same(ids(store), ['live', 'probe'], 'the idle ones in front are gone; the sweep stopped at live')
+  clock.now += 2000
+  store.sweep()
+  t.equal(store.size, 0, 'later, all idle')
+})
+
+t.test('sweep on an empty store', async (t) => {
+  const { store } = storeWith()
+  store.sweep()
+  t.equal(store.size, 0)
+})
+
+t.test('a timer sweeps on its own, unref\'d, at half the idle time within [1s, 60s]', async (t) => {
+  const timers: Array<{ fn: () => void, ms: number, unref: boolean }> = []
+  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number) => {
+    const timer = { fn, ms, unref: false }
+    timers.push(timer)
+    return { unref () { timer.unref = true; return this } }
+  }) as any)
+  const cleared = t.capture(globalThis, 'clearInterval', () => {})
+  const clock = { now: 0 }
+  const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 10_000, now: () => clock.now })
+  new MemorySessionStore({ maxSessions: 10, idleTimeout: 100, now: () => 0 }).close()
+  new MemorySessionStore({ maxSessions: 10, idleTimeout: 3_600_000, now: () => 0 }).close()
+  t.same(timers.map((timer) => timer.ms), [5000, 1000, 60_000])
+  t.ok(timers.every((timer) => timer.unref), 'never keeps the process alive')
+
+  store.set(session('a'))
+  clock.now = 10_001
+  timers[0].fn()
+  t.equal(store.size, 0, 'the timer\'s callback sweeps')
+  store.close()
+  t.equal(cleared().length, 3, 'close stops the timer')
+})
+
+t.test('close empties the store', async (t) => {
+  const { store } = storeWith()
+  store.set(session('a'))
+  store.set(session('b'))
+  store.close()
+  t.equal(store.size, 0)
+  t.equal(store.get('a'), undefined)
+  store.close()
+  t.equal(store.size, 0, 'closing twice is harmless')
+})
+
+t.test('without a clock it uses Date.now', async (t) => {
+  const store = new MemorySessionStore({ maxSessions: 1, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  store.set(session('a'))
+  t.ok(store.get('a'))
+  const lastSeen = (store as any).entries.get('a').lastSeen
+  t.ok(Math.abs(lastSeen - Date.now()) < 5000, 'stamped with the real time')
+})
