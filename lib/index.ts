@@ -11,11 +11,10 @@ import { resolveOptions, type SakeOptions } from './options.js'
 import { Registry, type ServerInfo } from './registry.js'
 import { MemorySessionStore } from './state/memory-session-store.js'
 import { routes } from './http/routes.js'
-import { discoverResult } from './protocol/methods/lifecycle.js'
 import { SakeOptionError } from './errors.js'
 import type { ServerState } from './protocol/dispatch.js'
 import type {
-  ArgsToolDefinition, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition, ToolDefinition
+  ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition, ToolDefinition
 } from './define/tool.js'
 
 /** Registers one tool or several; typed so `execute` sees its arguments as declared. */
@@ -23,7 +22,7 @@ export interface RegisterTool {
   <const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined>(definition: ArgsToolDefinition<A, O>): void
   <I extends TSchema, const O extends OutputSpec | undefined = undefined>(definition: SchemaToolDefinition<I, O>): void
   <const O extends OutputSpec | undefined = undefined>(definition: JsonSchemaToolDefinition<O>): void
-  (definitions: readonly ToolDefinition[]): void
+  (definitions: DefinedTool | readonly DefinedTool[]): void
 }
 
 /** A tool as listed to clients (the modern `Tool` object). */
@@ -84,7 +83,6 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
 
   app.addHook('onReady', async () => {
     registry.seal()
-    state.discover = discoverResult(registry, options.instructions)
   })
   app.addHook('onClose', async () => {
     // only what we made: a store the user passed in is theirs to close
@@ -102,7 +100,7 @@ export { plugin as sake }
 export { Type, type Static, type TSchema } from '@sinclair/typebox'
 export { defineTool, StringEnum } from './define/tool.js'
 export type {
-  ToolDefinition, ToolContext, ToolAnnotations, ClientInfo, OutputSpec, OutputOf, ToolReturn,
+  ToolDefinition, DefinedTool, ToolContext, ToolAnnotations, ClientInfo, OutputSpec, OutputOf, ToolReturn,
   ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition
 } from './define/tool.js'
 export { text, image, audio, resource, resourceLink } from './define/content.js'

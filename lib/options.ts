@@ -5,7 +5,7 @@
  */
 import { SakeOptionError } from './errors.js'
 import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.js'
-import type { ToolDefinition } from './define/tool.js'
+import type { DefinedTool, ToolDefinition } from './define/tool.js'
 import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './registry.js'
 
@@ -41,7 +41,7 @@ export interface SakeOptions {
   /** Legacy session settings. */
   sessions?: SessionOptions
   /** Tools to register with the plugin. */
-  tools?: ToolDefinition[]
+  tools?: DefinedTool[]
 }
 
 export interface ResolvedOptions {

@@ -5,7 +5,7 @@ import Fastify from 'fastify'
 import sake, {
   Type, StringEnum, defineTool, text, image, withMeta, toolError, ToolError,
   SakeError, SakeOptionError, errorCodes,
-  type ToolContext, type ToolDefinition, type McpView, type SessionStore, type Session
+  type ToolContext, type ToolDefinition, type DefinedTool, type McpView, type SessionStore, type Session
 } from 'fastify-sake'
 
 /** Fails to compile unless T is exactly Expected. */
@@ -77,7 +77,7 @@ app.registerTool({
   output: { sum: Type.Number() },
   execute () { return toolError('no sum today') }
 })
-// @ts-expect-error output says sum is a number (overloads report it on the call)
+// @ts-expect-error output says sum is a number (a failed overload is reported on the call)
 app.registerTool({
   name: 'sum_wrong',
   output: { sum: Type.Number() },
@@ -128,9 +128,15 @@ defineTool({
   // @ts-expect-error text is a string
   execute ({ text }) { const n: number = text; return n }
 })
-expectType<ToolDefinition>()(echo)
+expectType<DefinedTool>()(echo)
 app.registerTool(echo)
 app.registerTool([echo, echo])
+await Fastify().register(sake, { name: 'x', version: '1', tools: [echo] })
+const untyped: ToolDefinition = { name: 'untyped', execute: (args: any) => args.whatever }
+// @ts-expect-error a definition that skipped defineTool's inference is not accepted
+app.registerTool([untyped])
+// @ts-expect-error nor in the tools option
+await Fastify().register(sake, { name: 'x', version: '1', tools: [untyped] })
 
 // @ts-expect-error execute is required
 app.registerTool({ name: 'no_execute' })

@@ -3,7 +3,7 @@
  * Only runs when validation fails, so it may take its time.
  */
 import type { ErrorObject } from 'ajv'
-import { describe } from '../protocol/jsonrpc.js'
+import { describe } from './describe.js'
 
 const MAX_ERRORS = 8
 

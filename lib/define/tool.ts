@@ -102,6 +102,17 @@ export interface ToolDefinition extends ToolBase<OutputSpec | undefined> {
   execute (args: any, ctx: ToolContext): unknown
 }
 
+declare const defined: unique symbol
+
+/**
+ * A definition that went through `defineTool`'s typed overloads. `registerTool` takes these in
+ * arrays and the `tools` option takes only these, so an untyped definition never slips past the
+ * inference (the brand exists in the types alone).
+ */
+export interface DefinedTool extends ToolDefinition {
+  readonly [defined]: true
+}
+
 /** A tool as the server keeps it: checked, compiled, and ready to list and call. */
 export interface CompiledTool {
   readonly name: string
@@ -311,11 +322,11 @@ export function compileTool (def: ToolDefinition): CompiledTool {
  *   execute: ({ a, b }) => a + b
  * })
  */
-export function defineTool<const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined> (def: ArgsToolDefinition<A, O>): ToolDefinition
-export function defineTool<I extends TSchema, const O extends OutputSpec | undefined = undefined> (def: SchemaToolDefinition<I, O>): ToolDefinition
-export function defineTool<const O extends OutputSpec | undefined = undefined> (def: JsonSchemaToolDefinition<O>): ToolDefinition
-export function defineTool (def: ToolDefinition): ToolDefinition {
-  return def
+export function defineTool<const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined> (def: ArgsToolDefinition<A, O>): DefinedTool
+export function defineTool<I extends TSchema, const O extends OutputSpec | undefined = undefined> (def: SchemaToolDefinition<I, O>): DefinedTool
+export function defineTool<const O extends OutputSpec | undefined = undefined> (def: JsonSchemaToolDefinition<O>): DefinedTool
+export function defineTool (def: ToolDefinition): DefinedTool {
+  return def as DefinedTool
 }
 
 /** Tool argument for a string restricted to a list of values, typed as their union. */

@@ -172,6 +172,7 @@ async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply:
     })
     return resultText(message.id, json)
   } catch (err) {
+    /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
     if (!(err instanceof ProtocolError)) throw err
     return JSON.stringify(errorBody(message.id, err))
   }

@@ -14,14 +14,14 @@ import type { Registry } from '../registry.js'
 export interface ServerState {
   readonly registry: Registry
   readonly instructions: string | undefined
-  /** `server/discover`, serialised when the server is ready. */
+  /** `server/discover`, serialised on first use: it never changes once the server is ready. */
   discover: string | undefined
 }
 
 type Method = (state: ServerState, call: Call) => string | Promise<string>
 
 const modern = new Map<string, Method>([
-  ['server/discover', (state) => state.discover ?? discoverResult(state.registry, state.instructions)],
+  ['server/discover', (state) => (state.discover ??= discoverResult(state.registry, state.instructions))],
   ['tools/list', (state, call) => listTools(state.registry, call)],
   ['tools/call', (state, call) => callTool(state.registry, call)]
 ])

@@ -3,6 +3,7 @@
  * serialisers for responses. Pure functions over parsed JSON; no transport here.
  */
 import { ProtocolError } from '../errors.js'
+import { describe } from '../define/describe.js'
 
 export const PARSE_ERROR = -32700
 export const INVALID_REQUEST = -32600
@@ -98,15 +99,6 @@ export function idOf (value: unknown): RequestId | null {
   if (!isPlainObject(value)) return null
   if (value.method === undefined && ('result' in value || 'error' in value)) return null
   return isRequestId(value.id) ? value.id : null
-}
-
-/** A short description of a JSON value's type for error messages: never echoes the value. */
-export function describe (value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  const type = typeof value
-  // parsed JSON leaves object, string, number and boolean
-  return type === 'object' ? 'an object' : `a ${type}`
 }
 
 /** Serialises a successful response around an already serialised result. */

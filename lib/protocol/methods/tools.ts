@@ -1,5 +1,6 @@
 /** `tools/list` and `tools/call`, for both eras. */
-import { INVALID_PARAMS, describe } from '../jsonrpc.js'
+import { INVALID_PARAMS } from '../jsonrpc.js'
+import { describe } from '../../define/describe.js'
 import { ProtocolError, ToolError } from '../../errors.js'
 import { CallContext, type Call } from '../context.js'
 import { explain } from '../../define/messages.js'
