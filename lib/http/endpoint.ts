@@ -11,7 +11,7 @@ import {
 } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
 import { isModern, readModernMeta } from '../protocol/meta.js'
-import { SUPPORTED_VERSIONS, isModernVersion, rulesOf } from '../protocol/eras.js'
+import { LEGACY_VERSIONS, SUPPORTED_VERSIONS, isLegacyVersion, isModernVersion, rulesOf } from '../protocol/eras.js'
 import { dispatch, type ServerState } from '../protocol/dispatch.js'
 import { initialize } from '../protocol/methods/lifecycle.js'
 import type { Call } from '../protocol/context.js'
@@ -121,9 +121,11 @@ async function sessionOf (endpoint: Endpoint, request: FastifyRequest, sessionId
     if (rulesOf(session.protocolVersion).versionHeader) {
       throw new ProtocolError(INVALID_REQUEST, `Bad Request: the MCP-Protocol-Version header is required on every request of a ${session.protocolVersion} session`, 400)
     }
-  } else if (version !== session.protocolVersion) {
-    throw new ProtocolError(INVALID_REQUEST, `Bad Request: MCP-Protocol-Version header '${version}' does not match the version this session negotiated, '${session.protocolVersion}'`, 400, {
-      supported: [session.protocolVersion],
+  } else if (!isLegacyVersion(version)) {
+    // the transport asks for 400 on an invalid or unsupported value only: a supported version other
+    // than the negotiated one is served at the negotiated one (older clients and suites send 2025-03-26)
+    throw new ProtocolError(INVALID_REQUEST, `Bad Request: MCP-Protocol-Version header '${version}' is not a version of this session's protocol era; this session negotiated '${session.protocolVersion}'`, 400, {
+      supported: LEGACY_VERSIONS,
       requested: version
     })
   }

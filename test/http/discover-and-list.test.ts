@@ -31,7 +31,7 @@ t.test('server/discover', async (t) => {
   t.equal(res.body.id, 'd')
   t.same(res.body.result, {
     resultType: 'complete',
-    supportedVersions: ['2026-07-28'],
+    supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
     capabilities: { tools: {} },
     instructions: 'Use the tools.',
     ttlMs: 60_000,

@@ -156,15 +156,21 @@ t.test('MCP-Protocol-Version on a session', async (t) => {
   t.same(absent.body.result, {})
 
   const session = await openSession(app, '2025-06-18')
-  const mismatch = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'ping' }))
-  t.equal(mismatch.status, 400)
-  t.equal(mismatch.body.error.code, -32600)
-  t.equal(mismatch.body.id, 2)
-  t.match(mismatch.body.error.message, /MCP-Protocol-Version header '2025-11-25' does not match the version this session negotiated, '2025-06-18'/)
-  t.same(mismatch.body.error.data, { supported: ['2025-06-18'], requested: '2025-11-25' })
+  const other = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'ping' }))
+  t.equal(other.status, 200, 'another supported 2025 version is served at the negotiated one')
+  t.same(other.body.result, {})
 
-  const oldMismatch = await send(app, sessionPost(old, '2025-11-25', { jsonrpc: '2.0', id: 3, method: 'ping' }))
-  t.equal(oldMismatch.status, 400, 'a 2025-03-26 session that does send the header must send its own version')
+  for (const bad of ['2026-07-28', '2024-01-01', 'latest']) {
+    const res = await send(app, sessionPost(session, bad, { jsonrpc: '2.0', id: 3, method: 'ping' }))
+    t.equal(res.status, 400, `${bad}: not a 2025 version`)
+    t.equal(res.body.error.code, -32600)
+    t.equal(res.body.id, 3)
+    t.match(res.body.error.message, new RegExp(`MCP-Protocol-Version header '${bad}' is not a version of this session's protocol era; this session negotiated '2025-06-18'`))
+    t.same(res.body.error.data, { supported: ['2025-11-25', '2025-06-18', '2025-03-26'], requested: bad })
+  }
+
+  const oldOther = await send(app, sessionPost(old, '2025-11-25', { jsonrpc: '2.0', id: 4, method: 'ping' }))
+  t.equal(oldOther.status, 200, 'a 2025-03-26 session sending a 2025 version is served')
 })
 
 t.test('an unknown method on a session is HTTP 200 + -32601, never 404', async (t) => {

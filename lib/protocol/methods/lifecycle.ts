@@ -1,7 +1,7 @@
 /** `initialize` (legacy), `server/discover` (modern) and `ping` (legacy). */
 import { INVALID_PARAMS } from '../jsonrpc.js'
 import { ProtocolError } from '../../errors.js'
-import { MODERN_VERSIONS, negotiate, type LegacyVersion } from '../eras.js'
+import { SUPPORTED_VERSIONS, negotiate, type LegacyVersion } from '../eras.js'
 import type { ClientInfo } from '../../define/tool.js'
 import type { Registry } from '../../registry.js'
 
@@ -13,7 +13,8 @@ function capabilities (): Record<string, unknown> {
 export function discoverResult (registry: Registry, instructions: string | undefined): string {
   return JSON.stringify({
     resultType: 'complete',
-    supportedVersions: MODERN_VERSIONS,
+    // every version we serve, legacy included: the same list an unsupported-version error gives
+    supportedVersions: SUPPORTED_VERSIONS,
     capabilities: capabilities(),
     instructions,
     ttlMs: registry.options.ttl,
