@@ -89,7 +89,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.sessions.store === undefined) await sessions.close?.()
   })
 
-  await app.register(routes, { endpoint: { state, sessions }, path: options.path, bodyLimit: options.bodyLimit })
+  await app.register(routes, { endpoint: { state, sessions, keepAlive: options.keepAlive }, path: options.path, bodyLimit: options.bodyLimit })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */

@@ -38,6 +38,8 @@ export interface SakeOptions {
   pageSize?: number
   /** Largest accepted POST body, in bytes. Default 1 MiB. */
   bodyLimit?: number
+  /** Milliseconds between keep-alive comments on an open event stream; 0 sends none. Default 15,000. */
+  keepAlive?: number
   /** Legacy session settings. */
   sessions?: SessionOptions
   /** Tools to register with the plugin. */
@@ -51,6 +53,7 @@ export interface ResolvedOptions {
   readonly ttl: number
   readonly pageSize: number
   readonly bodyLimit: number
+  readonly keepAlive: number
   readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number }
   readonly tools: readonly ToolDefinition[]
 }
@@ -60,11 +63,12 @@ export const defaults = Object.freeze({
   ttl: 300_000, // 5 minutes, in ms (Sake's default)
   pageSize: 100,
   bodyLimit: 1024 * 1024, // 1 MiB, Fastify's own default
+  keepAlive: 15_000, // 15 s, in ms: under the idle timeouts of common proxies (60 s)
   idleTimeout: 30 * 60_000, // 30 minutes, in ms
   maxSessions: 10_000
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'sessions', 'tools']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'tools']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 
 function got (value: unknown): string {
@@ -185,6 +189,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     ttl: integer(input, 'ttl', 0, defaults.ttl, 'milliseconds'),
     pageSize: integer(input, 'pageSize', 1, defaults.pageSize, 'tools per page'),
     bodyLimit: integer(input, 'bodyLimit', 1, defaults.bodyLimit, 'bytes'),
+    keepAlive: integer(input, 'keepAlive', 0, defaults.keepAlive, 'milliseconds; 0 for none'),
     sessions: Object.freeze({
       store,
       idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),

@@ -46,7 +46,20 @@ export interface ToolContext {
   readonly requestId: string | number
   /** The tool's name. */
   readonly tool: string
+  /**
+   * Reports progress to a client that asked for it (a `progressToken`); otherwise does nothing.
+   * Values must increase; one that does not is dropped.
+   */
+  progress (progress: number, total?: number, message?: string): void
+  /**
+   * Sends a log message to a client that asked for this level (`logging/setLevel` in a 2025
+   * session, `_meta` log level in 2026-07-28); otherwise does nothing.
+   */
+  notify (level: LogLevel, data: unknown, logger?: string): void
 }
+
+/** MCP log levels, least severe first. */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
 
 /** `output` is either a map of properties (like `args`) or one whole TypeBox schema. */
 export type OutputSpec = TProperties | TSchema
@@ -70,6 +83,12 @@ interface ToolBase<O> {
   meta?: Record<string, unknown>
   /** Milliseconds a client may cache a list page holding this tool; shortens the server's `ttl`. */
   ttl?: number
+  /**
+   * Answer every call as Server-Sent Events, so `ctx.progress` and `ctx.notify` reach the client
+   * as the tool runs. A call that carries a progressToken (or, in 2026-07-28, a log level) streams
+   * without it.
+   */
+  stream?: boolean
   /** The output schema (`outputSchema`); results are validated against it. */
   output?: O
 }
@@ -125,10 +144,11 @@ export interface CompiledTool {
   readonly objectOutput: boolean
   readonly headers: readonly HeaderParam[]
   readonly ttl: number | undefined
+  readonly stream: boolean
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'args', 'input', 'output', 'execute'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'execute'])
 
 /** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
 const HINTS = new Map<string, string>([
@@ -237,6 +257,7 @@ function checkOptional (def: ToolDefinition & { name: string }): void {
   for (const key of ['title', 'description'] as const) {
     if (def[key] !== undefined && typeof def[key] !== 'string') fail(def.name, `'${key}' must be a string, got ${kind(def[key])}`)
   }
+  if (def.stream !== undefined && typeof def.stream !== 'boolean') fail(def.name, `'stream' must be a boolean, got ${kind(def.stream)}`)
   if (def.ttl !== undefined && !(Number.isInteger(def.ttl) && def.ttl >= 0)) fail(def.name, `'ttl' must be a non-negative integer (milliseconds), got ${typeof def.ttl === 'number' ? String(def.ttl) : `${JSON.stringify(def.ttl)} (${kind(def.ttl)})`}`)
   if (def.meta !== undefined && !isObject(def.meta)) fail(def.name, `'meta' must be an object (sent as the tool's _meta), got ${kind(def.meta)}`)
   if (def.icons !== undefined) {
@@ -309,7 +330,8 @@ export function compileTool (def: ToolDefinition): CompiledTool {
     validateOutput,
     objectOutput: outputSchema === undefined || outputSchema.type === 'object',
     headers: Object.freeze(headers),
-    ttl: def.ttl
+    ttl: def.ttl,
+    stream: def.stream === true
   })
 }
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
-  INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, errorBody, idOf, readMessage, resultText,
+  INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, errorBody, idOf, readMessage, resultText,
   type Message, type RequestId
 } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
@@ -19,10 +19,13 @@ import type { Session, SessionStore } from '../state/session-store.js'
 import { checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerValue } from './headers.js'
 import { sendAccepted, sendError, sendJson } from './respond.js'
 import { HttpTransport } from './transport.js'
+import { SseStream, acceptsEventStream } from './sse.js'
 
 export interface Endpoint {
   readonly state: ServerState
   readonly sessions: SessionStore
+  /** Milliseconds between SSE keep-alive comments (0: none). */
+  readonly keepAlive: number
 }
 
 interface Request { readonly id: RequestId, readonly method: string, readonly params: Record<string, unknown> | undefined }
@@ -78,7 +81,7 @@ async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply:
   checkStandardHeaders(headers, message.method, params, true)
   // an unknown method falls through to dispatch, which answers 404 + -32601 after these checks
   if (message.method === 'tools/call') checkToolHeaders(endpoint, request, params, true)
-  return answer(endpoint, reply, {
+  const call: Call = {
     era: 'modern',
     protocolVersion: meta.protocolVersion,
     id: message.id,
@@ -86,8 +89,46 @@ async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply:
     params,
     client: meta.client,
     sessionId: undefined,
-    transport: new HttpTransport(request, reply)
-  })
+    transport: new HttpTransport(request, reply),
+    logLevel: meta.logLevel
+  }
+  if (streams(endpoint, request, call)) return answerStreaming(endpoint, request, reply, call)
+  return sendJson(reply, 200, resultText(call.id, await dispatch(endpoint.state, call)))
+}
+
+/**
+ * Whether a call answers as Server-Sent Events: a tool declared `stream: true`, or a call that
+ * asked for progress (a progressToken) or log messages (a log level), from a client that accepts
+ * an event stream. Anything else is one JSON answer, the fast path.
+ */
+function streams (endpoint: Endpoint, request: FastifyRequest, call: Call): boolean {
+  if (call.method !== 'tools/call' || !acceptsEventStream(request.headers.accept)) return false
+  const name = call.params.name
+  const tool = typeof name === 'string' ? endpoint.state.registry.tools.get(name) : undefined
+  if (tool === undefined) return false // an unknown tool is a plain -32602
+  if (tool.stream || call.logLevel !== undefined) return true
+  const meta = call.params._meta as Record<string, unknown> | undefined
+  return meta?.progressToken !== undefined
+}
+
+/** Runs a call with its response open as an event stream: notifications first, then the answer. */
+async function answerStreaming (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
+  const stream = new SseStream(reply, { keepAlive: endpoint.keepAlive })
+  let answer: string
+  try {
+    answer = resultText(call.id, await dispatch(endpoint.state, { ...call, channel: stream }))
+  } catch (err) {
+    const error = err instanceof ProtocolError ? err : internalError(request, err)
+    answer = JSON.stringify(errorBody(call.id, error))
+  }
+  stream.send(answer)
+  stream.end()
+  return reply
+}
+
+function internalError (request: FastifyRequest, err: unknown): ProtocolError {
+  request.log.error({ err }, 'fastify-sake: unexpected error while streaming a response')
+  return new ProtocolError(INTERNAL_ERROR, 'Internal error', 500)
 }
 
 /** The called tool's `Mcp-Param-*` headers. An unknown tool has none: dispatch answers -32602 for it. */
@@ -95,11 +136,6 @@ function checkToolHeaders (endpoint: Endpoint, request: FastifyRequest, params: 
   const name = params?.name
   const tool = typeof name === 'string' ? endpoint.state.registry.tools.get(name) : undefined
   if (tool !== undefined && tool.headers.length > 0) checkParamHeaders(request.headers, tool, params!.arguments, required)
-}
-
-async function answer (endpoint: Endpoint, reply: FastifyReply, call: Call): Promise<FastifyReply> {
-  const json = await dispatch(endpoint.state, call)
-  return sendJson(reply, 200, resultText(call.id, json))
 }
 
 // ---------------------------------------------------------------- legacy (2025 sessions)
@@ -143,7 +179,25 @@ async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply:
   // refused with the same 400 + -32020 as in the modern era
   checkStandardHeaders(request.headers, message.method, message.params, false)
   if (message.method === 'tools/call') checkToolHeaders(endpoint, request, message.params, false)
+  if (message.method !== 'initialize') {
+    const call = legacyCall(request, reply, session, message)
+    if (streams(endpoint, request, call)) return answerStreaming(endpoint, request, reply, call)
+  }
   return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message))
+}
+
+function legacyCall (request: FastifyRequest, reply: FastifyReply, session: Session, message: Request): Call {
+  return {
+    era: 'legacy',
+    protocolVersion: session.protocolVersion,
+    id: message.id,
+    method: message.method,
+    params: message.params ?? {},
+    client: session.client,
+    sessionId: session.id,
+    transport: new HttpTransport(request, reply),
+    logLevel: session.logLevel
+  }
 }
 
 async function notify (endpoint: Endpoint, session: Session, method: string): Promise<void> {
@@ -162,16 +216,7 @@ async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply:
     if (message.method === 'initialize') {
       throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
     }
-    const json = await dispatch(endpoint.state, {
-      era: 'legacy',
-      protocolVersion: session.protocolVersion,
-      id: message.id,
-      method: message.method,
-      params: message.params ?? {},
-      client: session.client,
-      sessionId: session.id,
-      transport: new HttpTransport(request, reply)
-    })
+    const json = await dispatch(endpoint.state, legacyCall(request, reply, session, message))
     return resultText(message.id, json)
   } catch (err) {
     /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */

@@ -25,6 +25,15 @@ export interface Transport {
   signal (): AbortSignal
 }
 
+/** Where a call's notifications go while it runs: the SSE stream of its response. */
+export interface Channel {
+  /** Sends one JSON-RPC notification; false once the caller is gone. */
+  notify (method: string, params: Record<string, unknown>): boolean
+}
+
+/** Log levels in increasing severity (RFC 5424, as MCP uses them). */
+const SEVERITY: Record<string, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 }
+
 /** Everything known about one incoming request, whatever its era. */
 export interface Call {
   readonly era: Era
@@ -35,6 +44,10 @@ export interface Call {
   readonly client: ClientInfo
   readonly sessionId: string | undefined
   readonly transport: Transport
+  /** Open while the response streams; undefined for a plain JSON answer. */
+  readonly channel?: Channel | undefined
+  /** The least severe level the client wants `notifications/message` for; undefined: none. */
+  readonly logLevel?: string | undefined
 }
 
 export class CallContext {
@@ -47,6 +60,10 @@ export class CallContext {
   private readonly transport: Transport
   private logger: Logger | undefined
   private abortSignal: AbortSignal | undefined
+  private readonly channel: Channel | undefined
+  private readonly progressToken: unknown
+  private readonly logThreshold: number
+  private lastProgress = -Infinity
 
   constructor (call: Call, tool: string) {
     this.era = call.era
@@ -56,6 +73,38 @@ export class CallContext {
     this.requestId = call.id
     this.tool = tool
     this.transport = call.transport
+    this.channel = call.channel
+    const meta = call.params._meta as Record<string, unknown> | undefined
+    const token = meta?.progressToken
+    this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined
+    this.logThreshold = call.logLevel === undefined ? Infinity : SEVERITY[call.logLevel]
+  }
+
+  /**
+   * Reports progress; a no-op unless the client sent a progressToken and the response streams.
+   * Progress must increase, so a value not above the last one sent is dropped.
+   */
+  progress (progress: number, total?: number, message?: string): void {
+    if (this.channel === undefined || this.progressToken === undefined) return
+    if (!(progress > this.lastProgress)) return
+    this.lastProgress = progress
+    const params: Record<string, unknown> = { progressToken: this.progressToken, progress }
+    if (total !== undefined) params.total = total
+    if (message !== undefined) params.message = message
+    this.channel.notify('notifications/progress', params)
+  }
+
+  /**
+   * Sends a log message (`notifications/message`) to the client; a no-op unless it asked for
+   * messages at this level or a less severe one and the response streams.
+   */
+  notify (level: keyof typeof SEVERITY | string, data: unknown, logger?: string): void {
+    if (this.channel === undefined) return
+    const severity = SEVERITY[level]
+    if (severity === undefined || severity < this.logThreshold) return
+    const params: Record<string, unknown> = { level, data }
+    if (logger !== undefined) params.logger = logger
+    this.channel.notify('notifications/message', params)
   }
 
   get request (): ToolContext['request'] {

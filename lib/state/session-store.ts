@@ -13,6 +13,8 @@ export interface Session {
   readonly client: ClientInfo
   /** Set once `notifications/initialized` arrived. */
   initialized: boolean
+  /** The level `logging/setLevel` chose; until then no log messages are sent. */
+  logLevel?: string
 }
 
 /**

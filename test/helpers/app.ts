@@ -41,7 +41,7 @@ export function modernRequest (method: string, params: Record<string, unknown> =
     method: 'POST',
     url: '/mcp',
     headers: h as Record<string, string>,
-    payload: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: modernMeta() } })
+    payload: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: modernMeta(params._meta as Record<string, unknown> | undefined) } })
   }
 }
 
