@@ -2,6 +2,7 @@
 // `build()` returns the app without listening, so tests and server.js share it.
 import Fastify from 'fastify'
 import sake, { Type, defineTool, text, image, resource, resourceLink } from 'fastify-sake'
+import { registerConformance } from './conformance.js'
 
 // A 1x1 transparent PNG, so the content example needs no file on disk.
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -45,6 +46,10 @@ export const showcase = defineTool({
   ]
 })
 
+/**
+ * `options.conformance` (or CONFORMANCE=1 in the environment) adds the fixtures of the official
+ * conformance suite from conformance.js: `npm run conformance` starts the server that way.
+ */
 export async function build (options = {}) {
   const app = Fastify({ logger: options.logger ?? { level: process.env.LOG_LEVEL ?? 'info' } })
   await app.register(sake, {
@@ -53,5 +58,6 @@ export async function build (options = {}) {
     instructions: 'Example tools: add numbers, echo text, and a showcase of content blocks.',
     tools: [add, echo, showcase]
   })
+  if (options.conformance ?? process.env.CONFORMANCE === '1') registerConformance(app)
   return app
 }

@@ -49,10 +49,38 @@ export class SakeDuplicateToolError extends SakeError {
   }
 }
 
+/** A resource or resource template definition is invalid (`SAKE_ERR_INVALID_RESOURCE`). */
+export class SakeResourceDefinitionError extends SakeError {
+  constructor (message: string) {
+    super('SAKE_ERR_INVALID_RESOURCE', message)
+  }
+}
+
+/** A prompt definition is invalid (`SAKE_ERR_INVALID_PROMPT`). */
+export class SakePromptDefinitionError extends SakeError {
+  constructor (message: string) {
+    super('SAKE_ERR_INVALID_PROMPT', message)
+  }
+}
+
+/** A second resource with a URI (or template) already registered (`SAKE_ERR_DUPLICATE_RESOURCE`). */
+export class SakeDuplicateResourceError extends SakeError {
+  constructor (uri: string) {
+    super('SAKE_ERR_DUPLICATE_RESOURCE', `a resource '${uri}' is already registered on this MCP server; resource URIs and URI templates must be unique`)
+  }
+}
+
+/** A second prompt with a name already registered (`SAKE_ERR_DUPLICATE_PROMPT`). */
+export class SakeDuplicatePromptError extends SakeError {
+  constructor (name: string) {
+    super('SAKE_ERR_DUPLICATE_PROMPT', `a prompt named '${name}' is already registered on this MCP server; prompt names must be unique`)
+  }
+}
+
 /** `registerTool` called once the server is ready: lists are frozen then (`SAKE_ERR_REGISTER_AFTER_READY`). */
 export class SakeRegisterAfterReadyError extends SakeError {
   constructor (what: string) {
-    super('SAKE_ERR_REGISTER_AFTER_READY', `cannot register ${what} after the server is ready; register every tool before app.ready() or app.listen()`)
+    super('SAKE_ERR_REGISTER_AFTER_READY', `cannot register ${what} after the server is ready; register every tool, resource and prompt before app.ready() or app.listen()`)
   }
 }
 
@@ -62,6 +90,10 @@ export const errorCodes = Object.freeze([
   'SAKE_ERR_INVALID_TOOL',
   'SAKE_ERR_INVALID_HEADER',
   'SAKE_ERR_DUPLICATE_TOOL',
+  'SAKE_ERR_INVALID_RESOURCE',
+  'SAKE_ERR_INVALID_PROMPT',
+  'SAKE_ERR_DUPLICATE_RESOURCE',
+  'SAKE_ERR_DUPLICATE_PROMPT',
   'SAKE_ERR_REGISTER_AFTER_READY'
 ] as const)
 
@@ -80,6 +112,25 @@ export class ProtocolError extends Error {
     this.code = code
     this.status = status
     this.data = data
+  }
+}
+
+/**
+ * Thrown (or returned) by a tool that cannot do its work without a client capability the request
+ * did not declare (Sake's `{:error, {:missing_capability, map}}`). A 2026-07-28 call is answered
+ * with HTTP 400 and -32021, `data.requiredCapabilities` set to this map, so the client can retry
+ * with the capability; a 2025 session has no such error, so its call gets an `isError` result
+ * naming the capabilities.
+ * @example
+ * if (ctx.client.capabilities.sampling === undefined) throw new MissingCapabilityError({ sampling: {} })
+ */
+export class MissingCapabilityError extends Error {
+  readonly requiredCapabilities: Record<string, unknown>
+
+  constructor (requiredCapabilities: Record<string, unknown>, message?: string) {
+    super(message ?? `this call needs the client capabilities ${Object.keys(requiredCapabilities).join(', ')}, which the request did not declare`)
+    this.name = 'MissingCapabilityError'
+    this.requiredCapabilities = requiredCapabilities
   }
 }
 

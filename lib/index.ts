@@ -10,12 +10,34 @@ import type { TProperties, TSchema } from '@sinclair/typebox'
 import { resolveOptions, type SakeOptions } from './options.js'
 import { Registry, type ServerInfo } from './registry.js'
 import { MemorySessionStore } from './state/memory-session-store.js'
+import { MemoryBus } from './state/memory-bus.js'
+import { MemoryEventStore } from './state/memory-event-store.js'
+import { LIST_NAMES, type ListName } from './state/bus.js'
+import { Streams } from './http/streams.js'
 import { routes } from './http/routes.js'
 import { SakeOptionError } from './errors.js'
 import type { ServerState } from './protocol/dispatch.js'
 import type {
   ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition, ToolDefinition
 } from './define/tool.js'
+import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefinition } from './define/resource.js'
+import type { DefinedPrompt, PromptArguments, PromptDefinition, TypedPromptDefinition } from './define/prompt.js'
+
+/** Registers one resource (or template) or several; a template's `read` gets its variables typed. */
+export interface RegisterResource {
+  <const T extends string>(definition: TemplateResourceDefinition<T>): void
+  (definition: FixedResourceDefinition): void
+  (definitions: ResourceDefinition | readonly ResourceDefinition[]): void
+}
+
+/** Registers one prompt or several; typed so `get` sees its arguments as declared. */
+export interface RegisterPrompt {
+  <const A extends PromptArguments = {}>(definition: TypedPromptDefinition<A>): void
+  (definitions: DefinedPrompt | readonly DefinedPrompt[]): void
+}
+
+/** A resource, resource template or prompt as listed to clients. */
+export type ListedInfo = Readonly<Record<string, unknown>> & { readonly name: string }
 
 /** Registers one tool or several; typed so `execute` sees its arguments as declared. */
 export interface RegisterTool {
@@ -35,12 +57,29 @@ export interface McpView {
   readonly path: string
   /** The registered tools, by name. */
   readonly tools: ReadonlyMap<string, ToolInfo>
+  /** The fixed resources, by URI, as `resources/list` sends them. */
+  readonly resources: ReadonlyMap<string, ListedInfo>
+  /** The resource templates, by URI template, as `resources/templates/list` sends them. */
+  readonly templates: ReadonlyMap<string, ListedInfo>
+  /** The prompts, by name, as `prompts/list` sends them. */
+  readonly prompts: ReadonlyMap<string, ListedInfo>
+  /**
+   * Tells subscribed clients that a list changed: `notifications/{list}/list_changed` on 2025 GET
+   * streams and on 2026-07-28 listens that opted in. Resolves once the bus took the event.
+   */
+  listChanged (list: ListName): Promise<void>
+  /** Tells clients subscribed to `uri` that the resource changed (`notifications/resources/updated`). */
+  resourceUpdated (uri: string): Promise<void>
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Registers MCP tools on the server this plugin serves at its `path`. */
     registerTool: RegisterTool
+    /** Registers MCP resources and resource templates on this server. */
+    registerResource: RegisterResource
+    /** Registers MCP prompts on this server. */
+    registerPrompt: RegisterPrompt
     /** The MCP server registered in this context. */
     mcp: McpView
   }
@@ -59,6 +98,19 @@ class ToolsView implements ReadonlyMap<string, ToolInfo> {
   [Symbol.iterator] (): MapIterator<[string, ToolInfo]> { return this.entries() }
 }
 
+/** A live, read-only window on one of the registry's maps, giving each entry's wire object. */
+class WireView implements ReadonlyMap<string, ListedInfo> {
+  constructor (private readonly map: ReadonlyMap<string, { readonly wire: { readonly modern: Record<string, unknown> } }>) {}
+  get size (): number { return this.map.size }
+  get (key: string): ListedInfo | undefined { return this.map.get(key)?.wire.modern as ListedInfo | undefined }
+  has (key: string): boolean { return this.map.has(key) }
+  * entries (): MapIterator<[string, ListedInfo]> { for (const [key, item] of this.map) yield [key, item.wire.modern as ListedInfo] }
+  keys (): MapIterator<string> { return this.map.keys() }
+  * values (): MapIterator<ListedInfo> { for (const item of this.map.values()) yield item.wire.modern as ListedInfo }
+  forEach (fn: (value: ListedInfo, key: string, map: ReadonlyMap<string, ListedInfo>) => void): void { for (const [k, v] of this.entries()) fn(v, k, this) }
+  [Symbol.iterator] (): MapIterator<[string, ListedInfo]> { return this.entries() }
+}
+
 async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<void> {
   const options = resolveOptions(rawOptions)
   if (app.hasDecorator('registerTool') || app.hasDecorator('mcp')) {
@@ -67,7 +119,18 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
 
   const registry = new Registry({ info: options.info, ttl: options.ttl, pageSize: options.pageSize })
   const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
-  const state: ServerState = { registry, instructions: options.instructions, discover: undefined }
+  const state: ServerState = { registry, instructions: options.instructions, discover: undefined, sessions }
+  const bus = options.bus ?? new MemoryBus()
+  const events = options.events.store ?? new MemoryEventStore(options.events)
+  const streams = new Streams({ bus, events, sessions, keepAlive: options.keepAlive })
+  const listChanged = async (list: ListName): Promise<void> => {
+    if (!LIST_NAMES.includes(list)) throw new TypeError(`fastify-sake: app.mcp.listChanged takes 'tools', 'resources' or 'prompts', got ${JSON.stringify(list)}`)
+    await bus.publish({ type: 'listChanged', list })
+  }
+  const resourceUpdated = async (uri: string): Promise<void> => {
+    if (typeof uri !== 'string' || uri.length === 0) throw new TypeError(`fastify-sake: app.mcp.resourceUpdated takes the resource's URI, a non-empty string, got ${JSON.stringify(uri)}`)
+    await bus.publish({ type: 'resourceUpdated', uri })
+  }
 
   const registerTool = (definition: ToolDefinition | readonly ToolDefinition[]): void => {
     if (Array.isArray(definition)) {
@@ -77,19 +140,44 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     }
   }
   registerTool(options.tools)
+  const registerResource = (definition: ResourceDefinition | readonly ResourceDefinition[]): void => {
+    for (const one of Array.isArray(definition) ? definition : [definition]) registry.addResource(one)
+  }
+  const registerPrompt = (definition: PromptDefinition | readonly PromptDefinition[]): void => {
+    for (const one of Array.isArray(definition) ? definition : [definition]) registry.addPrompt(one)
+  }
+  registerResource(options.resources)
+  registerPrompt(options.prompts)
 
   app.decorate('registerTool', registerTool as RegisterTool)
-  app.decorate('mcp', Object.freeze({ info: options.info, path: options.path, tools: new ToolsView(registry) }))
+  app.decorate('registerResource', registerResource as RegisterResource)
+  app.decorate('registerPrompt', registerPrompt as RegisterPrompt)
+  app.decorate('mcp', Object.freeze({
+    info: options.info,
+    path: options.path,
+    tools: new ToolsView(registry),
+    resources: new WireView(registry.resources),
+    templates: new WireView(registry.templates),
+    prompts: new WireView(registry.prompts),
+    listChanged,
+    resourceUpdated
+  }))
 
   app.addHook('onReady', async () => {
     registry.seal()
   })
+  // open streams would hold server.close() forever: end them first (listens get their final response)
+  app.addHook('preClose', async () => {
+    streams.close()
+  })
   app.addHook('onClose', async () => {
     // only what we made: a store the user passed in is theirs to close
     if (options.sessions.store === undefined) await sessions.close?.()
+    if (options.bus === undefined) await bus.close?.()
+    if (options.events.store === undefined) await events.close?.()
   })
 
-  await app.register(routes, { endpoint: { state, sessions, keepAlive: options.keepAlive }, path: options.path, bodyLimit: options.bodyLimit })
+  await app.register(routes, { endpoint: { state, sessions, keepAlive: options.keepAlive, streams }, path: options.path, bodyLimit: options.bodyLimit, origin: options })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */
@@ -106,13 +194,25 @@ export type {
 export { text, image, audio, resource, resourceLink } from './define/content.js'
 export type { ContentBlock, TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, ContentAnnotations, Icon } from './define/content.js'
 export { withMeta, toolError } from './define/result.js'
+export { defineResource } from './define/resource.js'
+export type {
+  ResourceDefinition, FixedResourceDefinition, TemplateResourceDefinition, TemplateVariables, ResourceContents, ResourceReturn,
+  ResourceAnnotations, RequestContext, CompletionContext, CompletionReturn
+} from './define/resource.js'
+export { definePrompt, userMessage, assistantMessage } from './define/prompt.js'
+export type { PromptDefinition, TypedPromptDefinition, DefinedPrompt, PromptArgument, PromptArguments, PromptMessage, PromptReturn } from './define/prompt.js'
 export type { WithMeta, ToolErrorResult, CallToolResult } from './define/result.js'
 export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
-  SakeRegisterAfterReadyError, ProtocolError, ToolError, errorCodes
+  SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, errorCodes,
+  SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError
 } from './errors.js'
-export type { SakeOptions, SessionOptions } from './options.js'
+export type { SakeOptions, SessionOptions, EventOptions } from './options.js'
 export type { Session, SessionStore } from './state/session-store.js'
+export type { Bus, BusEvent, BusListener, ListName } from './state/bus.js'
+export type { EventStore, StoredEvent, Replay } from './state/event-store.js'
+export { MemoryBus } from './state/memory-bus.js'
+export { MemoryEventStore } from './state/memory-event-store.js'
 export { MemorySessionStore } from './state/memory-session-store.js'
 export type { ServerInfo } from './registry.js'
 export { SUPPORTED_VERSIONS, MODERN_VERSIONS, LEGACY_VERSIONS, type Era } from './protocol/eras.js'

@@ -5,9 +5,14 @@
  */
 import { SakeOptionError } from './errors.js'
 import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.js'
+import { BUS_METHODS, type Bus } from './state/bus.js'
+import { EVENT_STORE_METHODS, type EventStore } from './state/event-store.js'
 import type { DefinedTool, ToolDefinition } from './define/tool.js'
+import type { ResourceDefinition } from './define/resource.js'
+import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
 import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './registry.js'
+import { hostEntry, originEntry } from './http/origin.js'
 
 export interface SessionOptions {
   /** Where 2025 sessions live; default: in memory, bounded by the two options below. */
@@ -16,6 +21,17 @@ export interface SessionOptions {
   idleTimeout?: number
   /** Most sessions the in-memory store keeps; the least recently used is dropped. Default 10,000. */
   maxSessions?: number
+}
+
+export interface EventOptions {
+  /** Where events of resumable (2025-11-25) SSE streams are kept; default: in memory, bounded below. */
+  store?: EventStore
+  /** Most events the in-memory store keeps per stream. Default 1,000. */
+  maxPerStream?: number
+  /** Most events the in-memory store keeps in all. Default 100,000. */
+  maxEvents?: number
+  /** Milliseconds after which an untouched stream's events are dropped. Default 5 minutes. */
+  idleTimeout?: number
 }
 
 export interface SakeOptions {
@@ -42,8 +58,27 @@ export interface SakeOptions {
   keepAlive?: number
   /** Legacy session settings. */
   sessions?: SessionOptions
+  /** Where list-changed and resource-updated notifications travel to open streams. Default: in memory. */
+  bus?: Bus
+  /** Resumable SSE streams (2025-11-25 sessions): the event store and its bounds. */
+  events?: EventOptions
   /** Tools to register with the plugin. */
   tools?: DefinedTool[]
+  /** Resources and resource templates to register with the plugin. */
+  resources?: ResourceDefinition[]
+  /** Prompts to register with the plugin (made with `definePrompt`). */
+  prompts?: DefinedPrompt[]
+  /**
+   * DNS-rebinding protection: the `Host` values accepted, `host` (any port) or `host:port`. Default:
+   * on loopback connections, localhost, 127.0.0.1 and [::1] on any port. `false`: no Host check.
+   */
+  allowedHosts?: string[] | false
+  /**
+   * DNS-rebinding protection: the `Origin` values accepted when one is sent, as full origins
+   * (`https://app.example.com`). Default: on loopback connections, http(s) origins of localhost,
+   * 127.0.0.1 and [::1] on any port. `false`: no Origin check.
+   */
+  allowedOrigins?: string[] | false
 }
 
 export interface ResolvedOptions {
@@ -55,7 +90,14 @@ export interface ResolvedOptions {
   readonly bodyLimit: number
   readonly keepAlive: number
   readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number }
+  readonly bus: Bus | undefined
+  readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
   readonly tools: readonly ToolDefinition[]
+  readonly resources: readonly ResourceDefinition[]
+  readonly prompts: readonly PromptDefinition[]
+  /** undefined: the loopback default; false: no check. */
+  readonly allowedHosts: readonly string[] | false | undefined
+  readonly allowedOrigins: readonly string[] | false | undefined
 }
 
 export const defaults = Object.freeze({
@@ -65,11 +107,15 @@ export const defaults = Object.freeze({
   bodyLimit: 1024 * 1024, // 1 MiB, Fastify's own default
   keepAlive: 15_000, // 15 s, in ms: under the idle timeouts of common proxies (60 s)
   idleTimeout: 30 * 60_000, // 30 minutes, in ms
-  maxSessions: 10_000
+  maxSessions: 10_000,
+  maxEventsPerStream: 1000,
+  maxEvents: 100_000,
+  eventIdleTimeout: 5 * 60_000 // 5 minutes, in ms: long enough for a client to reconnect
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'tools']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
+const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 
 function got (value: unknown): string {
   if (value === undefined) return 'nothing'
@@ -152,6 +198,32 @@ function sessionStore (store: unknown): SessionStore | undefined {
   return store as unknown as SessionStore
 }
 
+/** A store or bus the user passed in, checked now: a missing method would otherwise fail on first use. */
+function implementation<T> (value: unknown, option: string, contract: string, methods: readonly string[]): T | undefined {
+  if (value === undefined) return undefined
+  if (typeof value === 'function') fail(option, `a ${contract} instance (new MyStore()), not a class or a function`, value)
+  if (!isObject(value)) fail(option, `a ${contract} object with ${methods.join(', ')} methods`, value)
+  for (const method of [...methods, 'close']) {
+    const member = value[method]
+    if (typeof member === 'function' || (member === undefined && method === 'close')) continue
+    const problem = member === undefined ? 'is missing' : `is not a function (got ${got(member)})`
+    throw new SakeOptionError(`fastify-sake: option '${option}' must implement ${contract} (${methods.join(', ')} and optionally close): its '${method}' method ${problem}`)
+  }
+  return value as T
+}
+
+/** An allow-list option: undefined (the default), false, or a non-empty array of valid entries, normalised. */
+function allowList (options: Record<string, unknown>, key: string, accepts: string, entry: (value: unknown) => { value: string } | { problem: string }): readonly string[] | false | undefined {
+  const value = options[key]
+  if (value === undefined || value === false) return value
+  if (!Array.isArray(value) || value.length === 0) fail(key, `a non-empty array of ${accepts}, or false to turn the check off`, value)
+  return Object.freeze(value.map((item, i) => {
+    const checked = entry(item)
+    if ('problem' in checked) throw new SakeOptionError(`fastify-sake: option '${key}[${i}]' ${checked.problem}; got ${got(item)}`)
+    return checked.value
+  }))
+}
+
 /** Validates the options and returns them complete and frozen. */
 export function resolveOptions (input: unknown): ResolvedOptions {
   if (!isObject(input)) {
@@ -179,8 +251,16 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   unknownKeys(sessions, SESSION_KEYS, 'sessions.')
   const store = sessionStore(sessions.store)
 
+  const events = input.events === undefined ? {} : input.events
+  if (!isObject(events)) fail('events', 'an object { store?, maxPerStream?, maxEvents?, idleTimeout? }', events)
+  unknownKeys(events, EVENT_KEYS, 'events.')
+
   const tools = input.tools === undefined ? [] : input.tools
   if (!Array.isArray(tools)) fail('tools', 'an array of tool definitions', tools)
+  const resources = input.resources === undefined ? [] : input.resources
+  if (!Array.isArray(resources)) fail('resources', 'an array of resource definitions', resources)
+  const prompts = input.prompts === undefined ? [] : input.prompts
+  if (!Array.isArray(prompts)) fail('prompts', 'an array of prompt definitions', prompts)
 
   return Object.freeze({
     info: Object.freeze(info),
@@ -195,6 +275,17 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),
       maxSessions: integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
     }),
-    tools: Object.freeze([...tools]) as readonly ToolDefinition[]
+    bus: implementation<Bus>(input.bus, 'bus', 'Bus', BUS_METHODS),
+    events: Object.freeze({
+      store: implementation<EventStore>(events.store, 'events.store', 'EventStore', EVENT_STORE_METHODS),
+      maxPerStream: integer(events, 'maxPerStream', 1, defaults.maxEventsPerStream, 'events', 'events.maxPerStream'),
+      maxEvents: integer(events, 'maxEvents', 1, defaults.maxEvents, 'events', 'events.maxEvents'),
+      idleTimeout: integer(events, 'idleTimeout', 1, defaults.eventIdleTimeout, 'milliseconds', 'events.idleTimeout')
+    }),
+    tools: Object.freeze([...tools]) as readonly ToolDefinition[],
+    resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
+    prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],
+    allowedHosts: allowList(input, 'allowedHosts', "host names ('localhost', 'mcp.example.com:8443')", hostEntry),
+    allowedOrigins: allowList(input, 'allowedOrigins', "origins ('https://app.example.com')", originEntry)
   })
 }

@@ -1,8 +1,11 @@
 /**
- * The tools of one MCP server: kept in a Map for O(1) lookup on every call, frozen when the
- * server is ready, with each `tools/list` page serialised once for each era.
+ * The tools, resources and prompts of one MCP server: kept in Maps for O(1) lookup on every call,
+ * frozen when the server is ready, with each list page serialised once for each era.
  */
 import { SakeDuplicateToolError, SakeRegisterAfterReadyError } from './errors.js'
+import { SakeDuplicatePromptError, SakeDuplicateResourceError } from './errors.js'
+import { compileResource, type CompiledResource, type ResourceDefinition } from './define/resource.js'
+import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './define/prompt.js'
 import { compileTool, type CompiledTool, type ToolDefinition } from './define/tool.js'
 import { META_SERVER_INFO, type Era } from './protocol/eras.js'
 
@@ -30,17 +33,57 @@ interface Pages {
   readonly cursors: ReadonlyMap<string, number>
 }
 
-function cursorOf (page: number): string {
-  return Buffer.from(`page:${page}`).toString('base64url')
+/** The lists besides tools, by the key their items travel under. */
+export type ListName = 'resources' | 'resourceTemplates' | 'prompts'
+
+/** What a list page needs of an item: its wire object per era, and its own ttl. */
+interface Listed {
+  readonly wire: Readonly<Record<Era, Record<string, unknown>>>
+  readonly ttl: number | undefined
+}
+
+/**
+ * Splits items into pages serialised per era: a modern page carries `ttlMs` (the shortest of the
+ * server's ttl and its items' ttls) and `cacheScope`; a legacy page the items alone. `prefix`
+ * keeps one list's cursors from opening another's pages.
+ */
+function paginateList (key: string, prefix: string, items: readonly Listed[], pageSize: number, ttl: number, serverInfoMeta: Record<string, unknown>): Pages {
+  const modern: string[] = []
+  const legacy: string[] = []
+  const cursors = new Map<string, number>()
+  const cursor = (page: number): string => Buffer.from(`${prefix}:${page}`).toString('base64url')
+  const count = Math.max(1, Math.ceil(items.length / pageSize))
+  for (let page = 0; page < count; page++) {
+    const slice = items.slice(page * pageSize, (page + 1) * pageSize)
+    const next = page + 1 < count ? cursor(page + 1) : undefined
+    if (page > 0) cursors.set(cursor(page), page)
+    // a page is fresh for the shortest ttl among the server and the items on it
+    const ttlMs = slice.reduce((min, item) => item.ttl === undefined ? min : Math.min(min, item.ttl), ttl)
+    modern.push(JSON.stringify({
+      resultType: 'complete',
+      [key]: slice.map((item) => item.wire.modern),
+      nextCursor: next,
+      ttlMs,
+      cacheScope: 'public',
+      _meta: serverInfoMeta
+    }))
+    legacy.push(JSON.stringify({ [key]: slice.map((item) => item.wire.legacy), nextCursor: next }))
+  }
+  return { modern, legacy, cursors }
 }
 
 export class Registry {
   readonly tools = new Map<string, CompiledTool>()
+  /** Fixed resources by URI, and templates by template, each in registration order. */
+  readonly resources = new Map<string, CompiledResource>()
+  readonly templates = new Map<string, CompiledResource>()
+  readonly prompts = new Map<string, CompiledPrompt>()
   readonly options: RegistryOptions
   /** `_meta` with serverInfo, pre-serialised for modern results. */
   readonly serverInfoMeta: Record<string, unknown>
   private ready = false
   private toolPages: Pages | undefined
+  private listPages: Record<ListName, Pages> | undefined
 
   constructor (options: RegistryOptions) {
     this.options = options
@@ -56,10 +99,51 @@ export class Registry {
     return tool
   }
 
+  /** Checks and adds a resource or resource template; throws a `SakeError` on any mistake. */
+  addResource (definition: ResourceDefinition): CompiledResource {
+    if (this.ready) throw new SakeRegisterAfterReadyError(`resource '${String(definition?.uri ?? definition?.uriTemplate ?? definition?.name)}'`)
+    const resource = compileResource(definition)
+    const map = resource.template === undefined ? this.resources : this.templates
+    if (map.has(resource.key)) throw new SakeDuplicateResourceError(resource.key)
+    map.set(resource.key, resource)
+    return resource
+  }
+
+  /** Checks and adds a prompt; throws a `SakeError` on any mistake. */
+  addPrompt (definition: PromptDefinition): CompiledPrompt {
+    if (this.ready) throw new SakeRegisterAfterReadyError(`prompt '${String(definition?.name)}'`)
+    const prompt = compilePrompt(definition)
+    if (this.prompts.has(prompt.name)) throw new SakeDuplicatePromptError(prompt.name)
+    this.prompts.set(prompt.name, prompt)
+    return prompt
+  }
+
+  /** The serialised page of `resources/list`, `resources/templates/list` or `prompts/list`; undefined for a cursor not ours. */
+  listPage (list: ListName, era: Era, cursor: string | undefined): string | undefined {
+    const pages = (this.listPages ?? this.paginateLists())[list]
+    const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
+    return index === undefined ? undefined : pages[era][index]
+  }
+
+  /**
+   * Resources sorted by URI and prompts by name (deterministic, as the spec asks); templates in
+   * registration order, the order `resources/read` tries them in.
+   */
+  private paginateLists (): Record<ListName, Pages> {
+    const { pageSize, ttl } = this.options
+    const byKey = <T>(items: Iterable<T>, key: (item: T) => string): T[] => [...items].sort((a, b) => Number(key(a) > key(b)) - Number(key(a) < key(b)))
+    return {
+      resources: paginateList('resources', 'resources', byKey(this.resources.values(), (r) => r.key), pageSize, ttl, this.serverInfoMeta),
+      resourceTemplates: paginateList('resourceTemplates', 'templates', [...this.templates.values()], pageSize, ttl, this.serverInfoMeta),
+      prompts: paginateList('prompts', 'prompts', byKey(this.prompts.values(), (p) => p.name), pageSize, ttl, this.serverInfoMeta)
+    }
+  }
+
   /** Freezes the registry and serialises the lists; called from `onReady`. */
   seal (): void {
     this.ready = true
     this.toolPages = this.paginate(this.sortedTools())
+    this.listPages = this.paginateLists()
   }
 
   /** By name, in code-unit order: the spec asks for a deterministic order, and pages need one. */
@@ -80,27 +164,6 @@ export class Registry {
   }
 
   private paginate (tools: CompiledTool[]): Pages {
-    const { pageSize, ttl } = this.options
-    const modern: string[] = []
-    const legacy: string[] = []
-    const cursors = new Map<string, number>()
-    const count = Math.max(1, Math.ceil(tools.length / pageSize))
-    for (let page = 0; page < count; page++) {
-      const slice = tools.slice(page * pageSize, (page + 1) * pageSize)
-      const next = page + 1 < count ? cursorOf(page + 1) : undefined
-      if (page > 0) cursors.set(cursorOf(page), page)
-      // a page is fresh for the shortest ttl among the server and the tools on it
-      const ttlMs = slice.reduce((min, tool) => tool.ttl === undefined ? min : Math.min(min, tool.ttl), ttl)
-      modern.push(JSON.stringify({
-        resultType: 'complete',
-        tools: slice.map((tool) => tool.wire.modern),
-        nextCursor: next,
-        ttlMs,
-        cacheScope: 'public',
-        _meta: this.serverInfoMeta
-      }))
-      legacy.push(JSON.stringify({ tools: slice.map((tool) => tool.wire.legacy), nextCursor: next }))
-    }
-    return { modern, legacy, cursors }
+    return paginateList('tools', 'page', tools, this.options.pageSize, this.options.ttl, this.serverInfoMeta)
   }
 }

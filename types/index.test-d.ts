@@ -7,6 +7,7 @@ import sake, {
   SakeError, SakeOptionError, errorCodes,
   type ToolContext, type ToolDefinition, type DefinedTool, type McpView, type SessionStore, type Session
 } from 'fastify-sake'
+import { definePrompt, defineResource, userMessage, assistantMessage, type DefinedPrompt } from 'fastify-sake'
 
 /** Fails to compile unless T is exactly Expected. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
@@ -162,3 +163,74 @@ class MyStore implements SessionStore {
   async delete (id: string) { this.map.delete(id) }
 }
 await Fastify().register(sake, { name: 'x', version: '1', sessions: { store: new MyStore(), idleTimeout: 1000 } })
+
+// ---- prompts: `get` sees its arguments typed from `args` (strings; Optional → | undefined)
+app.registerPrompt({
+  name: 'code_review',
+  args: {
+    code: Type.String({ description: 'The code' }),
+    language: Type.Optional(StringEnum(['python', 'typescript'])),
+    focus: Type.Optional(Type.String())
+  },
+  get ({ code, language, focus }, ctx) {
+    expectType<string>()(code)
+    expectType<'python' | 'typescript' | undefined>()(language)
+    expectType<string | undefined>()(focus)
+    expectType<'modern' | 'legacy'>()(ctx.era)
+    // @ts-expect-error code is a string
+    const n: number = code
+    void n
+    return [userMessage(code), assistantMessage(text('ok'))]
+  },
+  complete (argument, partial, ctx) {
+    expectType<string>()(argument)
+    expectType<string>()(partial)
+    expectType<Readonly<Record<string, string>>>()(ctx.arguments)
+    return { values: [partial], hasMore: false }
+  }
+})
+app.registerPrompt({
+  name: 'wrong_arg',
+  args: { code: Type.String() },
+  // @ts-expect-error 'lang' is not an argument of this prompt
+  get: ({ lang }) => lang
+})
+// @ts-expect-error prompt arguments are strings: a number schema is refused
+app.registerPrompt({ name: 'numeric', args: { n: Type.Number() }, get: () => 'x' })
+// @ts-expect-error get returns a string, messages, or { description, messages }
+app.registerPrompt({ name: 'bad_return', get: () => 42 })
+const review = definePrompt({ name: 'review', args: { code: Type.String() }, get: ({ code }) => ({ description: 'd', messages: [userMessage(code)] }) })
+expectType<DefinedPrompt>()(review)
+app.registerPrompt([review, review])
+await Fastify().register(sake, { name: 'x', version: '1', prompts: [review] })
+
+// ---- resources: a template's variables are typed from the template
+app.registerResource({
+  uriTemplate: 'users://{org}/{+path}',
+  name: 'files',
+  read (uri, { org, path }, ctx) {
+    expectType<string>()(uri)
+    expectType<string>()(org)
+    expectType<string>()(path)
+    expectType<string | number>()(ctx.requestId)
+    return [{ text: org }, { blob: new Uint8Array([1]), mimeType: 'application/octet-stream' }]
+  },
+  complete: (variable, partial) => [variable, partial]
+})
+app.registerResource({
+  uriTemplate: 'users://{id}',
+  name: 'user',
+  // @ts-expect-error 'name' is not a variable of this template
+  read: (_uri, { name }) => name
+})
+app.registerResource({ uri: 'config://app', name: 'config', read: () => Buffer.from('x') })
+// @ts-expect-error a fixed resource has no completion
+app.registerResource({ uri: 'config://x', name: 'x', read: () => 'x', complete: () => [] })
+// @ts-expect-error read returns text, bytes or contents objects
+app.registerResource({ uri: 'config://y', name: 'y', read: () => 42 })
+const profile = defineResource({ uriTemplate: 'profiles://{id}', name: 'profile', read: (_uri, { id }) => id })
+app.registerResource([profile, { uri: 'config://z', name: 'z', read: () => 'z' }])
+await Fastify().register(sake, { name: 'x', version: '1', resources: [profile] })
+expectType<number>()(app.mcp.resources.size)
+expectType<number>()(app.mcp.templates.size)
+expectType<number>()(app.mcp.prompts.size)

@@ -56,6 +56,12 @@ export interface ToolContext {
    * session, `_meta` log level in 2026-07-28); otherwise does nothing.
    */
   notify (level: LogLevel, data: unknown, logger?: string): void
+  /**
+   * In a 2025-11-25 session's streamed answer: sends `retry: retryMs` (default 1000) and closes the
+   * connection while the call goes on; the client reconnects with GET + Last-Event-ID and receives
+   * the rest (SEP-1699 polling). Does nothing anywhere else.
+   */
+  closeStream (retryMs?: number): void
 }
 
 /** MCP log levels, least severe first. */

@@ -19,13 +19,16 @@ import type { Session, SessionStore } from '../state/session-store.js'
 import { checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerValue } from './headers.js'
 import { sendAccepted, sendError, sendJson } from './respond.js'
 import { HttpTransport } from './transport.js'
-import { SseStream, acceptsEventStream } from './sse.js'
+import { acceptsEventStream } from './sse.js'
+import type { Streams } from './streams.js'
 
 export interface Endpoint {
   readonly state: ServerState
   readonly sessions: SessionStore
   /** Milliseconds between SSE keep-alive comments (0: none). */
   readonly keepAlive: number
+  /** Every open event stream: streamed answers, GET streams, subscriptions. */
+  readonly streams: Streams
 }
 
 interface Request { readonly id: RequestId, readonly method: string, readonly params: Record<string, unknown> | undefined }
@@ -93,6 +96,7 @@ async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply:
     logLevel: meta.logLevel
   }
   if (streams(endpoint, request, call)) return answerStreaming(endpoint, request, reply, call)
+  if (call.method === 'subscriptions/listen') return endpoint.streams.listen(request, reply, call)
   return sendJson(reply, 200, resultText(call.id, await dispatch(endpoint.state, call)))
 }
 
@@ -113,17 +117,14 @@ function streams (endpoint: Endpoint, request: FastifyRequest, call: Call): bool
 
 /** Runs a call with its response open as an event stream: notifications first, then the answer. */
 async function answerStreaming (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
-  const stream = new SseStream(reply, { keepAlive: endpoint.keepAlive })
-  let answer: string
-  try {
-    answer = resultText(call.id, await dispatch(endpoint.state, { ...call, channel: stream }))
-  } catch (err) {
-    const error = err instanceof ProtocolError ? err : internalError(request, err)
-    answer = JSON.stringify(errorBody(call.id, error))
-  }
-  stream.send(answer)
-  stream.end()
-  return reply
+  return endpoint.streams.respond(request, reply, call, async (streaming) => {
+    try {
+      return resultText(call.id, await dispatch(endpoint.state, streaming))
+    } catch (err) {
+      const error = err instanceof ProtocolError ? err : internalError(request, err)
+      return JSON.stringify(errorBody(call.id, error))
+    }
+  })
 }
 
 function internalError (request: FastifyRequest, err: unknown): ProtocolError {
@@ -195,6 +196,7 @@ function legacyCall (request: FastifyRequest, reply: FastifyReply, session: Sess
     params: message.params ?? {},
     client: session.client,
     sessionId: session.id,
+    session,
     transport: new HttpTransport(request, reply),
     logLevel: session.logLevel
   }

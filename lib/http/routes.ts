@@ -10,11 +10,14 @@ import { ProtocolError } from '../errors.js'
 import { emptyBody, handlePost, sessionNotFound, type Endpoint } from './endpoint.js'
 import { headerValue } from './headers.js'
 import { sendError } from './respond.js'
+import { originGuard, type OriginPolicy } from './origin.js'
 
 export interface RouteOptions {
   readonly endpoint: Endpoint
   readonly path: string
   readonly bodyLimit: number
+  /** The Host/Origin allow-lists (DNS-rebinding protection). */
+  readonly origin: OriginPolicy
 }
 
 function contentType (request: FastifyRequest): string {
@@ -52,6 +55,9 @@ function methodNotAllowed (reply: FastifyReply, message: string): FastifyReply {
 
 export async function routes (app: FastifyInstance, options: RouteOptions): Promise<void> {
   const { endpoint, path, bodyLimit } = options
+  // declared on each MCP route, never with app.addHook: the host's routes never see these checks
+  const guard = originGuard(options.origin)
+  const hooks = guard === undefined ? {} : { onRequest: guard }
 
   // our own parser keeps the parse error's message (Fastify's default drops it) and still
   // refuses __proto__ / constructor.prototype keys
@@ -71,22 +77,26 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
     return sendError(reply, idOf(request.body), new ProtocolError(INTERNAL_ERROR, 'Internal error', 500))
   })
 
-  app.post(path, { bodyLimit }, async (request, reply) => handlePost(endpoint, request, reply))
+  app.post(path, { bodyLimit, ...hooks }, async (request, reply) => handlePost(endpoint, request, reply))
 
-  // No standalone stream yet: a 2025 session's GET gets 405, which clients take as "none offered".
-  app.get(path, async (request, reply) => {
+  // a 2025 session's GET opens its standalone stream, or resumes one with Last-Event-ID
+  // (lib/http/streams.ts); without a session there is none to open: 405, as 2026-07-28 asks
+  app.get(path, hooks, async (request, reply) => {
     const sessionId = headerValue(request.headers, 'mcp-session-id')
-    if (sessionId !== undefined && await endpoint.sessions.get(sessionId) === undefined) return sendError(reply, null, sessionNotFound)
-    return methodNotAllowed(reply, 'this server offers no standalone SSE stream (GET); answers come on each POST')
+    if (sessionId === undefined) return methodNotAllowed(reply, 'GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions/listen')
+    const session = await endpoint.sessions.get(sessionId)
+    if (session === undefined) return sendError(reply, null, sessionNotFound)
+    return endpoint.streams.get(request, reply, session)
   })
 
-  app.delete(path, async (request, reply) => {
+  app.delete(path, hooks, async (request, reply) => {
     const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId === undefined) {
       return methodNotAllowed(reply, 'DELETE ends a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients have no session to end')
     }
     if (await endpoint.sessions.get(sessionId) === undefined) return sendError(reply, null, sessionNotFound)
     await endpoint.sessions.delete(sessionId)
+    endpoint.streams.endSession(sessionId)
     return reply.code(204).send()
   })
 
@@ -95,6 +105,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   app.route({
     method: ['PUT', 'PATCH'],
     url: path,
+    ...hooks,
     handler: async (request, reply) => methodNotAllowed(reply, `${request.method} is not used by MCP; send JSON-RPC messages with POST`)
   })
 }

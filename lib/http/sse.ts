@@ -1,20 +1,21 @@
 /**
- * Server-Sent Events on `reply.raw`, for the answers that must talk before they finish (progress,
- * log messages) and for long-lived streams. Headers the host's hooks already set on the reply
- * (CORS, request ids) are kept; the event-stream headers are added over them.
+ * Server-Sent Events on `reply.raw`: one HTTP connection of an event stream. Headers the host's
+ * hooks already set on the reply (CORS, request ids) are kept; the event-stream headers are added
+ * over them. What the events mean (a call's answer, a session's notifications, a subscription) is
+ * `streams.ts`'s business; this file only writes.
  */
 import type { FastifyReply } from 'fastify'
-import type { Channel } from '../protocol/context.js'
 
 export interface SseOptions {
   /** Milliseconds between `:` keep-alive comments; 0 turns them off. */
   readonly keepAlive: number
 }
 
-export class SseStream implements Channel {
+export class SseConnection {
   private readonly reply: FastifyReply
   private timer: NodeJS.Timeout | undefined
   private ended = false
+  private readonly closeListeners: Array<() => void> = []
 
   constructor (reply: FastifyReply, options: SseOptions) {
     this.reply = reply
@@ -40,6 +41,12 @@ export class SseStream implements Channel {
     return !this.ended && !this.reply.raw.destroyed && this.reply.raw.writable
   }
 
+  /** Runs `listener` once, when the connection ends for whatever reason (at once if it has). */
+  onClose (listener: () => void): void {
+    if (this.ended) listener()
+    else this.closeListeners.push(listener)
+  }
+
   private write (chunk: string): boolean {
     if (!this.open) return false
     this.reply.raw.write(chunk)
@@ -51,17 +58,25 @@ export class SseStream implements Channel {
     return this.write(id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`)
   }
 
-  notify (method: string, params: Record<string, unknown>): boolean {
-    return this.send(JSON.stringify({ jsonrpc: '2.0', method, params }))
+  /** The 2025-11-25 priming event: an id and an empty `data`, so the client can resume from it. */
+  prime (id: string): boolean {
+    return this.write(`id: ${id}\ndata:\n\n`)
+  }
+
+  /** A `retry:` field: how long the client waits before it reconnects. */
+  retry (ms: number): boolean {
+    return this.write(`retry: ${ms}\n\n`)
   }
 
   private stop (): void {
+    if (this.ended) return
     clearInterval(this.timer)
     this.timer = undefined
     this.ended = true
+    for (const listener of this.closeListeners.splice(0)) listener()
   }
 
-  /** Ends the stream (after the final response); safe to call twice. */
+  /** Ends the connection; safe to call twice. */
   end (): void {
     if (this.ended) return
     this.stop()

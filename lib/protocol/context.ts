@@ -6,6 +6,7 @@
 import type { Era } from './eras.js'
 import type { ClientInfo, ToolContext } from '../define/tool.js'
 import type { RequestId } from './jsonrpc.js'
+import type { Session } from '../state/session-store.js'
 
 /** The least a logger must do; pino and Fastify's logger fit. */
 export interface Logger {
@@ -29,6 +30,12 @@ export interface Transport {
 export interface Channel {
   /** Sends one JSON-RPC notification; false once the caller is gone. */
   notify (method: string, params: Record<string, unknown>): boolean
+  /**
+   * Closes the connection without ending the stream, after a `retry:` of `retryMs` (SEP-1699
+   * polling); the client resumes with GET + Last-Event-ID. Only resumable (2025-11-25) streams
+   * have it; elsewhere it is absent or does nothing.
+   */
+  closeConnection? (retryMs: number): void
 }
 
 /** Log levels in increasing severity (RFC 5424, as MCP uses them). */
@@ -43,6 +50,8 @@ export interface Call {
   readonly params: Record<string, unknown>
   readonly client: ClientInfo
   readonly sessionId: string | undefined
+  /** The 2025 session the call belongs to; undefined in the modern era. */
+  readonly session?: Session | undefined
   readonly transport: Transport
   /** Open while the response streams; undefined for a plain JSON answer. */
   readonly channel?: Channel | undefined
@@ -105,6 +114,15 @@ export class CallContext {
     const params: Record<string, unknown> = { level, data }
     if (logger !== undefined) params.logger = logger
     this.channel.notify('notifications/message', params)
+  }
+
+  /**
+   * Closes a 2025-11-25 response stream's connection after telling the client (`retry:`) to
+   * reconnect in `retryMs`; the call goes on and the client resumes with GET + Last-Event-ID.
+   * A no-op on any other stream and on a plain JSON answer.
+   */
+  closeStream (retryMs = 1000): void {
+    this.channel?.closeConnection?.(retryMs)
   }
 
   get request (): ToolContext['request'] {

@@ -7,29 +7,52 @@ import { METHOD_NOT_FOUND } from './jsonrpc.js'
 import { ProtocolError } from '../errors.js'
 import { callTool, listTools } from './methods/tools.js'
 import { discoverResult } from './methods/lifecycle.js'
+import { listPage, readResource } from './methods/resources.js'
+import { getPrompt } from './methods/prompts.js'
+import { complete } from './methods/completion.js'
+import { setLevel } from './methods/logging.js'
+import { subscribe, unsubscribe } from './methods/subscriptions.js'
 import type { Era } from './eras.js'
 import type { Call } from './context.js'
 import type { Registry } from '../registry.js'
+import type { SessionStore } from '../state/session-store.js'
 
 export interface ServerState {
   readonly registry: Registry
   readonly instructions: string | undefined
+  /** 2025 sessions: methods that change the session (`logging/setLevel`, `resources/subscribe`) save it here. */
+  readonly sessions: SessionStore
   /** `server/discover`, serialised on first use: it never changes once the server is ready. */
   discover: string | undefined
 }
 
 type Method = (state: ServerState, call: Call) => string | Promise<string>
 
+/** Resources, prompts and completion: the same in both eras (the envelope differs, not the method). */
+const features: Array<[string, Method]> = [
+  ['resources/list', (state, call) => listPage(state.registry, call, 'resources')],
+  ['resources/templates/list', (state, call) => listPage(state.registry, call, 'resourceTemplates')],
+  ['resources/read', (state, call) => readResource(state.registry, call)],
+  ['prompts/list', (state, call) => listPage(state.registry, call, 'prompts')],
+  ['prompts/get', (state, call) => getPrompt(state.registry, call)],
+  ['completion/complete', (state, call) => complete(state.registry, call)]
+]
+
 const modern = new Map<string, Method>([
   ['server/discover', (state) => (state.discover ??= discoverResult(state.registry, state.instructions))],
   ['tools/list', (state, call) => listTools(state.registry, call)],
-  ['tools/call', (state, call) => callTool(state.registry, call)]
+  ['tools/call', (state, call) => callTool(state.registry, call)],
+  ...features
 ])
 
 const legacy = new Map<string, Method>([
   ['ping', () => '{}'],
+  ['logging/setLevel', (state, call) => setLevel(state.sessions, call)],
+  ['resources/subscribe', (state, call) => subscribe(state.sessions, call)],
+  ['resources/unsubscribe', (state, call) => unsubscribe(state.sessions, call)],
   ['tools/list', (state, call) => listTools(state.registry, call)],
-  ['tools/call', (state, call) => callTool(state.registry, call)]
+  ['tools/call', (state, call) => callTool(state.registry, call)],
+  ...features
 ])
 
 const tables: Record<Era, Map<string, Method>> = { modern, legacy }

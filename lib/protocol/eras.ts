@@ -22,12 +22,14 @@ export interface LegacyRules {
   readonly batches: boolean
   /** `structuredContent` and `outputSchema` exist. */
   readonly structuredOutput: boolean
+  /** SSE streams carry event ids (a priming event first) and resume with GET + `Last-Event-ID`. */
+  readonly resumable: boolean
 }
 
 const legacyRules: Record<LegacyVersion, LegacyRules> = {
-  '2025-11-25': { versionHeader: true, batches: false, structuredOutput: true },
-  '2025-06-18': { versionHeader: true, batches: false, structuredOutput: true },
-  '2025-03-26': { versionHeader: false, batches: true, structuredOutput: false }
+  '2025-11-25': { versionHeader: true, batches: false, structuredOutput: true, resumable: true },
+  '2025-06-18': { versionHeader: true, batches: false, structuredOutput: true, resumable: false },
+  '2025-03-26': { versionHeader: false, batches: true, structuredOutput: false, resumable: false }
 }
 
 export function isModernVersion (version: unknown): boolean {

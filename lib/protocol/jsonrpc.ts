@@ -18,6 +18,8 @@ export const MISSING_CLIENT_CAPABILITY = -32021
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022
 /** Legacy transports: the `Mcp-Session-Id` names no live session (the SDKs' convention). */
 export const SESSION_NOT_FOUND = -32001
+/** 2025 revisions: `resources/read` names no resource (2026-07-28 uses -32602 instead). */
+export const RESOURCE_NOT_FOUND = -32002
 
 export type RequestId = string | number
 

@@ -13,7 +13,7 @@ export function resultJson (registry: Registry, era: Era, result: object): strin
   if (era === 'legacy') return JSON.stringify(result)
   const out = result as Record<string, unknown>
   const meta = out._meta as Record<string, unknown> | undefined
-  if (meta === undefined) {
+  if (meta === undefined && out.resultType === undefined) {
     // the common case, spliced as text: `{"resultType":"complete", ...the result's own keys, "_meta":…}`.
     // Same bytes as serialising `{ resultType, ...out, _meta }`, without copying the object
     // (the profile of a tools/call showed that spread-and-stringify as the plugin's largest cost)
@@ -23,13 +23,12 @@ export function resultJson (registry: Registry, era: Era, result: object): strin
       serverInfoMeta.set(registry, metaJson)
     }
     const own = JSON.stringify(out)
-    return own.length > 2
-      ? '{"resultType":"complete",' + own.slice(1, -1) + ',' + metaJson + '}'
-      : '{"resultType":"complete",' + metaJson + '}'
+    return '{"resultType":"complete",' + (own === '{}' ? '' : own.slice(1, -1) + ',') + metaJson + '}'
   }
+  // a result with its own _meta, or its own resultType (which then wins, in the first place)
   return JSON.stringify({
     resultType: 'complete',
     ...out,
-    _meta: { ...meta, [META_SERVER_INFO]: registry.options.info }
+    _meta: meta === undefined ? registry.serverInfoMeta : { ...meta, [META_SERVER_INFO]: registry.options.info }
   })
 }

@@ -15,6 +15,8 @@ export interface Session {
   initialized: boolean
   /** The level `logging/setLevel` chose; until then no log messages are sent. */
   logLevel?: string
+  /** URIs `resources/subscribe` asked updates for (`notifications/resources/updated` on the GET stream). */
+  subscriptions?: string[]
 }
 
 /**

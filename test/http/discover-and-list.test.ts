@@ -32,7 +32,7 @@ t.test('server/discover', async (t) => {
   t.same(res.body.result, {
     resultType: 'complete',
     supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
-    capabilities: { tools: {} },
+    capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
     instructions: 'Use the tools.',
     ttlMs: 60_000,
     cacheScope: 'public',

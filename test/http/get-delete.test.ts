@@ -1,5 +1,5 @@
-// GET, DELETE and the other HTTP methods on the endpoint. There is no standalone SSE stream, so GET
-// is always 405 (404 for a session that is gone); DELETE ends a 2025 session.
+// GET, DELETE and the other HTTP methods on the endpoint. GET without a session is 405 (404 for a
+// session that is gone; the standalone stream itself is tested in test/streams/); DELETE ends a 2025 session.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { build, openSession } from '../helpers/app.js'
@@ -23,17 +23,17 @@ t.test('GET without a session is 405 with Allow', async (t) => {
   t.equal(res.headers.allow, 'POST, DELETE')
   t.equal(res.body.error.code, -32600)
   t.equal(res.body.id, null)
-  t.match(res.body.error.message, /^Method Not Allowed: this server offers no standalone SSE stream \(GET\); answers come on each POST/)
+  t.match(res.body.error.message, /^Method Not Allowed: GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions\/listen/)
 })
 
-t.test('GET with a live session is 405 too: no standalone stream is offered', async (t) => {
+t.test('GET with a live session but no text/event-stream in Accept is 406', async (t) => {
   const session = await openSession(app)
-  const res = await get({ 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' })
-  t.equal(res.status, 405)
-  t.equal(res.headers.allow, 'POST, DELETE')
-  t.match(res.body.error.message, /no standalone SSE stream/)
-  const resume = await get({ 'mcp-session-id': session, 'last-event-id': '1' })
-  t.equal(resume.status, 405, 'nor a resumed one')
+  for (const accept of ['application/json', undefined]) {
+    const res = await send(app, { method: 'GET', url: '/mcp', headers: accept === undefined ? { 'mcp-session-id': session } : { accept, 'mcp-session-id': session } })
+    t.equal(res.status, 406, `Accept: ${accept}`)
+    t.equal(res.body.error.code, -32600)
+    t.match(res.body.error.message, /^Not Acceptable: this request answers with an event stream; the Accept header must allow text\/event-stream/)
+  }
 })
 
 t.test('GET with an unknown session is 404 + -32001', async (t) => {

@@ -36,7 +36,7 @@ t.test('initialize answers the requested version when supported, else 2025-11-25
     t.notOk('error' in res.body, `${requested}: negotiation is never an error`)
     t.same(res.body.result, {
       protocolVersion: answered,
-      capabilities: { tools: {} },
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
       serverInfo: { name: 'test-server', version: '1.0.0' },
       instructions: 'Be nice.'
     }, `${requested}: answered with ${answered}`)
@@ -175,11 +175,11 @@ t.test('MCP-Protocol-Version on a session', async (t) => {
 
 t.test('an unknown method on a session is HTTP 200 + -32601, never 404', async (t) => {
   const session = await openSession(app)
-  const res = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'u', method: 'resources/list' }))
+  const res = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'u', method: 'resources/unknown' }))
   t.equal(res.status, 200, '404 would tell the client its session is gone')
   t.equal(res.body.error.code, -32601)
   t.equal(res.body.id, 'u')
-  t.match(res.body.error.message, /^Method not found: resources\/list/)
+  t.match(res.body.error.message, /^Method not found: resources\/unknown/)
 
   const discover = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'd', method: 'server/discover' }))
   t.equal(discover.status, 200)

@@ -177,11 +177,11 @@ t.test('Mcp-Name: the base64 sentinel is decoded; bad base64 or raw non-ASCII is
 })
 
 t.test('an unknown method is HTTP 404 + -32601, after the header checks', async (t) => {
-  const res = await send(app, modernPost(withMeta(modernMeta(), 'resources/list', 'u1')))
+  const res = await send(app, modernPost(withMeta(modernMeta(), 'resources/unknown', 'u1')))
   t.equal(res.status, 404)
   t.equal(res.body.error.code, -32601)
   t.equal(res.body.id, 'u1')
-  t.match(res.body.error.message, /^Method not found: resources\/list/)
+  t.match(res.body.error.message, /^Method not found: resources\/unknown/)
 
   const ping = await send(app, modernPost(withMeta(modernMeta(), 'ping')))
   t.equal(ping.status, 404, 'ping is gone in 2026-07-28')
@@ -192,7 +192,7 @@ t.test('an unknown method is HTTP 404 + -32601, after the header checks', async 
   t.equal(unchecked.body.error.code, -32020)
 
   const named = await send(app, modernPost({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'file:///a', _meta: modernMeta() } }))
-  t.equal(named.status, 400, 'Mcp-Name is required for resources/read too, before its 404')
+  t.equal(named.status, 400, 'Mcp-Name is required for resources/read too, before the method runs')
   t.match(named.body.error.message, /Mcp-Name header is required for resources\/read and must equal params\.uri 'file:\/\/\/a'/)
 })
 

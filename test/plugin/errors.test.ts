@@ -98,7 +98,7 @@ t.test('the classes behave as errors with a stable code', async (t) => {
   }
   t.equal(new api.SakeOptionError('option x').message, 'option x')
   t.equal(new api.SakeDuplicateToolError('add').message, "a tool named 'add' is already registered on this MCP server; tool names must be unique")
-  t.equal(new api.SakeRegisterAfterReadyError("tool 'x'").message, "cannot register tool 'x' after the server is ready; register every tool before app.ready() or app.listen()")
+  t.equal(new api.SakeRegisterAfterReadyError("tool 'x'").message, "cannot register tool 'x' after the server is ready; register every tool, resource and prompt before app.ready() or app.listen()")
 })
 
 t.test('docs/errors.md has one row per code, with its class, and no stale row', async (t) => {

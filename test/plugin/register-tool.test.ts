@@ -144,7 +144,7 @@ t.test('registering after ready', async (t) => {
   t.throws(() => app.registerTool({ name: 'late', execute: () => 1 }), {
     code: 'SAKE_ERR_REGISTER_AFTER_READY',
     name: 'SakeRegisterAfterReadyError',
-    message: "cannot register tool 'late' after the server is ready; register every tool before app.ready() or app.listen()"
+    message: "cannot register tool 'late' after the server is ready; register every tool, resource and prompt before app.ready() or app.listen()"
   })
   t.throws(() => app.registerTool([{ name: 'late2', execute: () => 1 }]), SakeRegisterAfterReadyError, 'an array too')
   t.throws(() => app.registerTool(undefined as any), { code: 'SAKE_ERR_REGISTER_AFTER_READY', message: /cannot register tool 'undefined'/ }, 'even a broken one: the late call is the mistake to fix')

@@ -6,7 +6,17 @@ import type { ClientInfo } from '../../define/tool.js'
 import type { Registry } from '../../registry.js'
 
 function capabilities (): Record<string, unknown> {
-  return { tools: {} }
+  return {
+    // listChanged and subscribe: app.mcp.listChanged / resourceUpdated reach 2025 GET streams and
+    // 2026-07-28 subscriptions/listen (lib/http/streams.ts)
+    tools: { listChanged: true },
+    // served whether or not anything is registered: declared iff the methods answer (docs/architecture.md)
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
+    completions: {},
+    // notifications/message on streamed answers (logging/setLevel in 2025, _meta logLevel in 2026-07-28)
+    logging: {}
+  }
 }
 
 /** The serialised `server/discover` result; it never changes once the server is ready. */

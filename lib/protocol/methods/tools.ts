@@ -1,7 +1,7 @@
 /** `tools/list` and `tools/call`, for both eras. */
-import { INVALID_PARAMS } from '../jsonrpc.js'
+import { INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../jsonrpc.js'
 import { describe } from '../../define/describe.js'
-import { ProtocolError, ToolError } from '../../errors.js'
+import { MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
 import { CallContext, type Call } from '../context.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
@@ -57,11 +57,22 @@ export async function callTool (registry: Registry, call: Call): Promise<string>
   try {
     return resultJson(registry, call.era, await run(tool, args, call, ctx))
   } catch (err) {
+    if (err instanceof ProtocolError) throw err // a missing capability, answered as -32021
     // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
     // (a BigInt, a cycle, a function), found while serialising it
     ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
     return resultJson(registry, call.era, internalFailure(tool))
   }
+}
+
+/**
+ * A tool that needs a capability the client did not declare: 400 + -32021 in 2026-07-28, which
+ * defines the error; a 2025 session, which does not, gets a tool error naming what is missing.
+ */
+function missing (tool: CompiledTool, call: Call, err: MissingCapabilityError): CallToolResult {
+  const message = `Tool '${tool.name}': ${err.message}`
+  if (call.era === 'legacy') return errorResult(message)
+  throw new ProtocolError(MISSING_CLIENT_CAPABILITY, message, 400, { requiredCapabilities: err.requiredCapabilities })
 }
 
 async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
@@ -75,11 +86,13 @@ async function run (tool: CompiledTool, args: Record<string, unknown>, call: Cal
     returned = await tool.definition.execute(args, ctx)
   } catch (err) {
     if (err instanceof ToolError) return errorResult(err.message, err.meta)
+    if (err instanceof MissingCapabilityError) return missing(tool, call, err)
     // the details stay in the log: a stack trace or a driver message is not for the client
     ctx.log.error({ err }, `tool '${tool.name}' threw`)
     return internalFailure(tool)
   }
 
+  if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
   const { value, meta, error } = unwrap(returned)
   if (error !== undefined) return errorResult(error.message, meta)
   if (tool.validateOutput !== undefined && !tool.validateOutput(value)) {

@@ -1,0 +1,275 @@
+// The fixtures the official MCP conformance suite (@modelcontextprotocol/conformance) calls by name:
+// tools, resources and prompts with the names, contents and timings its scenarios check. They live
+// here, apart from the example's demo tools in app.js, so that file stays a readable example.
+// `npm run conformance` serves them (scripts/conformance.mjs); expected failures are in conformance/.
+import { Type, text, image, audio, resource, toolError, userMessage, MissingCapabilityError } from 'fastify-sake'
+
+// A 1x1 PNG (the suite checks type and MIME type, not the pixels).
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+// A valid, silent WAV: 44-byte header, eight 8 kHz 8-bit mono samples.
+const WAV = 'UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=='
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Server-to-client requests (sampling, elicitation) and MRTR arrive with issue 5. */
+const notYet = (what) => () => toolError(`${what} is not supported yet (issue 5): this server cannot send server-to-client requests or input_required results`)
+
+/** The tools. Every one has a description and an input schema: `tools-list` checks all of them. */
+export const tools = [
+  {
+    // Named to sort first in tools/list (names sort by code unit: '_' < 'd'): the SEP-2243
+    // custom-header scenario tests the FIRST listed tool declaring any x-mcp-header, through its
+    // first string-typed one. `add` has only an integer header, so it must not come first.
+    name: 'a_region_echo',
+    description: 'Echoes the region it was asked for; `region` is mirrored into the Mcp-Param-Region header so a gateway can route on it',
+    annotations: { readOnly: true, idempotent: true, openWorld: false },
+    args: { region: Type.String({ header: 'Region', description: 'A region name, such as eu-west-1' }) },
+    execute: ({ region }) => `region: ${region}`
+  },
+  {
+    name: 'test_simple_text',
+    description: 'Returns one text block',
+    execute: () => 'This is a simple text response for testing.'
+  },
+  {
+    name: 'test_image_content',
+    description: 'Returns a 1x1 PNG image block',
+    execute: () => image(PNG, 'image/png')
+  },
+  {
+    name: 'test_audio_content',
+    description: 'Returns a short WAV audio block',
+    execute: () => audio(WAV, 'audio/wav')
+  },
+  {
+    name: 'test_embedded_resource',
+    description: 'Returns an embedded text resource',
+    execute: () => resource('test://embedded-resource', 'This is an embedded resource content.', { mimeType: 'text/plain' })
+  },
+  {
+    name: 'test_multiple_content_types',
+    description: 'Returns text, an image and an embedded JSON resource',
+    execute: () => [
+      text('Multiple content types test:'),
+      image(PNG, 'image/png'),
+      resource('test://mixed-content-resource', JSON.stringify({ test: 'data', value: 123 }), { mimeType: 'application/json' })
+    ]
+  },
+  {
+    name: 'test_tool_with_logging',
+    description: 'Sends three info log messages about 50 ms apart while it runs (2025 sessions after logging/setLevel)',
+    stream: true,
+    async execute (_args, ctx) {
+      ctx.notify('info', 'Tool execution started')
+      await sleep(50)
+      ctx.notify('info', 'Tool processing data')
+      await sleep(50)
+      ctx.notify('info', 'Tool execution completed')
+      return 'Logging test completed'
+    }
+  },
+  {
+    name: 'test_logging_tool',
+    description: 'Logs through ctx.notify; a 2026-07-28 call without a log level in _meta must get no notifications/message',
+    async execute (_args, ctx) {
+      ctx.notify('info', 'test_logging_tool ran')
+      return 'Logged one info message (sent only to clients that asked for a log level)'
+    }
+  },
+  {
+    name: 'test_tool_with_progress',
+    description: 'Reports progress 0, 50 and 100 of 100, about 50 ms apart',
+    stream: true,
+    async execute (_args, ctx) {
+      ctx.progress(0, 100)
+      await sleep(50)
+      ctx.progress(50, 100)
+      await sleep(50)
+      ctx.progress(100, 100)
+      return 'Progress test completed'
+    }
+  },
+  {
+    name: 'test_error_handling',
+    description: 'Always fails as a tool (isError: true), never as a protocol error',
+    execute: () => toolError('This tool intentionally returns an error for testing')
+  },
+  {
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    // exactly what the suite (0.2.0-alpha.12) lists: $anchor in $defs, allOf/anyOf, if/then/else
+    input: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: {
+        address: {
+          $anchor: 'addressDef',
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' } }
+        }
+      },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' }
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
+      additionalProperties: false
+    },
+    execute: (args) => `Received: ${JSON.stringify(args)}`
+  },
+  {
+    name: 'test_reconnection',
+    description: 'Closes its event stream before answering (SSE polling), so the client resumes with Last-Event-ID',
+    stream: true,
+    async execute (_args, ctx) {
+      // ends this response's stream now (after a retry hint); the result is delivered on the
+      // client's GET with Last-Event-ID, from the event store
+      ctx.closeStream(100)
+      await sleep(200)
+      return 'Reconnection test completed'
+    }
+  },
+  {
+    name: 'test_trigger_tool_change',
+    description: 'Announces that the tool list changed (subscriptions/listen)',
+    async execute (_args, ctx) {
+      await ctx.request.server.mcp.listChanged('tools')
+      return 'tools/list_changed sent'
+    }
+  },
+  {
+    name: 'test_trigger_prompt_change',
+    description: 'Announces that the prompt list changed (subscriptions/listen)',
+    async execute (_args, ctx) {
+      await ctx.request.server.mcp.listChanged('prompts')
+      return 'prompts/list_changed sent'
+    }
+  },
+  {
+    name: 'test_missing_capability',
+    description: 'Needs the client\'s sampling capability: without it the call is refused with -32021 (2026-07-28)',
+    execute (args, ctx) {
+      if (ctx.client.capabilities.sampling === undefined) throw new MissingCapabilityError({ sampling: {} })
+      // asking the client's model comes with issue 5; with the capability declared, say so plainly
+      return toolError('Sampling is not supported by this server yet (issue 5)')
+    }
+  },
+  {
+    name: 'test_streaming_elicitation',
+    description: 'Asks the user for input mid-call (an InputRequiredResult in 2026-07-28, once issue 5 lands)',
+    execute: notYet('Elicitation')
+  },
+  {
+    name: 'test_sampling',
+    description: 'Asks the client\'s model to answer a prompt (sampling/createMessage)',
+    args: { prompt: Type.Optional(Type.String({ description: 'The prompt to send' })) },
+    execute: notYet('Sampling')
+  },
+  {
+    name: 'test_elicitation',
+    description: 'Asks the user for a username and an email (elicitation/create)',
+    args: { message: Type.Optional(Type.String({ description: 'The message shown to the user' })) },
+    execute: notYet('Elicitation')
+  },
+  {
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Elicitation with default values on every primitive type (SEP-1034)',
+    execute: notYet('Elicitation')
+  },
+  {
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Elicitation with every enum variant (SEP-1330)',
+    execute: notYet('Elicitation')
+  },
+  ...['elicitation', 'sampling', 'list_roots', 'request_state', 'multiple_inputs', 'multi_round', 'tampered_state', 'capabilities'].map((kind) => ({
+    name: `test_input_required_result_${kind}`,
+    description: `Multi round-trip request fixture (${kind.replaceAll('_', ' ')}): answers input_required until the client provides input`,
+    execute: notYet('Multi round-trip requests (input_required results)')
+  }))
+]
+
+/** Resources: three fixed ones and a template. */
+export const resources = [
+  {
+    uri: 'test://static-text',
+    name: 'static-text',
+    description: 'A fixed text resource',
+    mimeType: 'text/plain',
+    read: () => 'This is the content of the static text resource.'
+  },
+  {
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    description: 'A fixed binary resource (a PNG image)',
+    mimeType: 'image/png',
+    read: () => Buffer.from(PNG, 'base64')
+  },
+  {
+    uri: 'test://watched-resource',
+    name: 'watched-resource',
+    description: 'A resource clients may subscribe to (2025 sessions)',
+    mimeType: 'text/plain',
+    read: () => 'Watched resource content'
+  },
+  {
+    uriTemplate: 'test://template/{id}/data',
+    name: 'template-data',
+    description: 'Data for any id',
+    mimeType: 'application/json',
+    read: (_uri, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` })
+  }
+]
+
+/** Prompts; `test_prompt_with_arguments` also answers completion/complete for its arguments. */
+export const prompts = [
+  {
+    name: 'test_simple_prompt',
+    description: 'A prompt without arguments',
+    get: () => 'This is a simple prompt for testing.'
+  },
+  {
+    name: 'test_prompt_with_arguments',
+    description: 'A prompt with two required arguments',
+    args: {
+      arg1: Type.String({ description: 'First test argument' }),
+      arg2: Type.String({ description: 'Second test argument' })
+    },
+    get: ({ arg1, arg2 }) => `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`,
+    complete: (_arg, partial) => ['testValue1', 'testValue2', 'test'].filter((v) => v.startsWith(partial))
+  },
+  {
+    name: 'test_prompt_with_embedded_resource',
+    description: 'A prompt that embeds a resource',
+    args: { resourceUri: Type.String({ description: 'The URI of the resource to embed' }) },
+    get: ({ resourceUri }) => [
+      userMessage(resource(resourceUri, 'Embedded resource content for testing.', { mimeType: 'text/plain' })),
+      userMessage(text('Please process the embedded resource above.'))
+    ]
+  },
+  {
+    name: 'test_prompt_with_image',
+    description: 'A prompt with an image',
+    get: () => [
+      userMessage(image(PNG, 'image/png')),
+      userMessage(text('Please analyze the image above.'))
+    ]
+  },
+  {
+    name: 'test_input_required_result_prompt',
+    description: 'Multi round-trip request fixture for prompts/get (issue 5)',
+    get: () => 'Multi round-trip requests (input_required results) are not supported yet (issue 5)'
+  }
+]
+
+/** Registers every fixture on an app that has fastify-sake registered. */
+export function registerConformance (app) {
+  app.registerTool(tools)
+  app.registerResource(resources)
+  app.registerPrompt(prompts)
+}

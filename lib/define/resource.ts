@@ -1,0 +1,289 @@
+/**
+ * Resource definitions, fixed (`uri`) or templated (`uriTemplate`): the typed shape users write,
+ * the checks run at registration, the compiled form the server lists and reads, and the shaping of
+ * what `read` returns into `contents`.
+ */
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import { SakeResourceDefinitionError } from '../errors.js'
+import type { Era } from '../protocol/eras.js'
+import { iconsProblem, type Icon } from './content.js'
+import type { ClientInfo } from './tool.js'
+import { parseUriTemplate, type UriTemplate } from './uri-template.js'
+
+/** What `read`, `get` and `complete` receive: who asks, over what. */
+export interface RequestContext {
+  /** The Fastify request carrying the call. */
+  readonly request: FastifyRequest
+  /** A pino child logger bound to the resource or prompt and the request id. */
+  readonly log: FastifyBaseLogger
+  /** Aborted when the client goes away before the answer is sent. */
+  readonly signal: AbortSignal
+  /** `modern` (2026-07-28, stateless) or `legacy` (a 2025 session). */
+  readonly era: Era
+  readonly protocolVersion: string
+  readonly client: ClientInfo
+  /** The legacy session id, or undefined in the modern era. */
+  readonly sessionId: string | undefined
+  /** The JSON-RPC id of the request. */
+  readonly requestId: string | number
+}
+
+/** What a `complete` callback receives: the request, and the arguments the user already filled in. */
+export interface CompletionContext extends RequestContext {
+  /** `context.arguments` of the request: other arguments already resolved, by name. */
+  readonly arguments: Readonly<Record<string, string>>
+}
+
+/** `audience`, `priority` (0 to 1) and `lastModified` (ISO 8601), as the spec defines them. */
+export interface ResourceAnnotations {
+  audience?: Array<'user' | 'assistant'>
+  priority?: number
+  lastModified?: string
+}
+
+/** One entry of `contents`: text, or binary data (bytes, or base64 text) sent as a base64 `blob`. */
+export type ResourceContents =
+  | { text: string, mimeType?: string, uri?: string, _meta?: Record<string, unknown> }
+  | { blob: Uint8Array | string, mimeType?: string, uri?: string, _meta?: Record<string, unknown> }
+
+/**
+ * What `read` returns: a string (text), bytes (a blob), a contents object, or an array of these.
+ * `undefined` or `null` means there is no such resource (for a template: the values name nothing).
+ */
+export type ResourceReturn = string | Uint8Array | ResourceContents | ReadonlyArray<string | Uint8Array | ResourceContents> | undefined | null
+
+/** What `complete` returns: the values, or the values with the total count and whether more exist. */
+export type CompletionReturn = readonly string[] | { values: readonly string[], total?: number, hasMore?: boolean }
+
+interface ResourceBase {
+  /** Required; shown to people and models. */
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+  icons?: Icon[]
+  annotations?: ResourceAnnotations
+  /** Milliseconds a client may cache this resource's `resources/read` and the list pages it is on. */
+  ttl?: number
+  /** Sent as the resource's `_meta` in lists. */
+  meta?: Record<string, unknown>
+}
+
+/** The variables of a URI template, by name: `'users://{id}'` gives `{ id: string }`. */
+export type TemplateVariables<T extends string> = string extends T
+  ? Record<string, string>
+  : { [K in VariableNames<T>]: string }
+
+type VariableNames<T extends string> = T extends `${string}{${infer V}}${infer Rest}`
+  ? (V extends `+${infer N}` ? N : V) | VariableNames<Rest>
+  : never
+
+/** A resource at one URI. */
+export interface FixedResourceDefinition extends ResourceBase {
+  uri: string
+  uriTemplate?: undefined
+  /** Size in bytes, when known. */
+  size?: number
+  read (uri: string, vars: Record<string, never>, ctx: RequestContext): ResourceReturn | Promise<ResourceReturn>
+  complete?: undefined
+}
+
+/** A family of resources, read by matching the requested URI against `uriTemplate`. */
+export interface TemplateResourceDefinition<T extends string = string> extends ResourceBase {
+  uri?: undefined
+  /** RFC 6570: `{var}` matches one or more characters other than '/', `{+var}` any. */
+  uriTemplate: T
+  size?: undefined
+  read (uri: string, vars: TemplateVariables<T>, ctx: RequestContext): ResourceReturn | Promise<ResourceReturn>
+  /** Suggestions for a variable of the template (`completion/complete`). */
+  complete? (variable: string, partial: string, ctx: CompletionContext): CompletionReturn | Promise<CompletionReturn>
+}
+
+export type ResourceDefinition<T extends string = string> = FixedResourceDefinition | TemplateResourceDefinition<T>
+
+/** A resource as the server keeps it: checked, with its list entry built once. */
+export interface CompiledResource {
+  /** The URI, or the template. */
+  readonly key: string
+  readonly definition: ResourceDefinition
+  /** Set for a template. */
+  readonly template: UriTemplate | undefined
+  /** The `Resource` or `ResourceTemplate` object of the lists, per era (the same in both). */
+  readonly wire: Readonly<Record<Era, Record<string, unknown>>>
+  readonly ttl: number | undefined
+}
+
+const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete'])
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
+
+export function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** What arrived, in a few words: `typeof` says 'object' for arrays and null too. */
+export function kind (value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value
+}
+
+/** A JSON copy, detached from the user's object (so later changes cannot reach the list). */
+export function plain<T> (value: T, onError: (message: string) => never): T {
+  try {
+    return JSON.parse(JSON.stringify(value))
+  } catch (err) {
+    onError((err as Error).message)
+  }
+}
+
+export function deepFreeze<T> (value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child)
+    Object.freeze(value)
+  }
+  return value
+}
+
+function fail (who: string, message: string): never {
+  throw new SakeResourceDefinitionError(`${who}: ${message}`)
+}
+
+/** Checks `{ audience, priority, lastModified }`; returns the problem, or undefined. */
+export function annotationsProblem (annotations: unknown): string | undefined {
+  if (!isObject(annotations)) return `'annotations' must be an object { audience?, priority?, lastModified? }, got ${kind(annotations)}`
+  for (const [key, value] of Object.entries(annotations)) {
+    if (value === undefined) continue
+    if (key === 'audience') {
+      if (!Array.isArray(value) || !value.every((who) => who === 'user' || who === 'assistant')) return "'annotations.audience' must be an array of 'user' and 'assistant'"
+    } else if (key === 'priority') {
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) return `'annotations.priority' must be a number from 0 to 1, got ${JSON.stringify(value)}`
+    } else if (key === 'lastModified') {
+      if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) return `'annotations.lastModified' must be an ISO 8601 timestamp such as "2025-01-12T15:00:58Z", got ${JSON.stringify(value)}`
+    } else {
+      return `unknown annotation '${key}'; known annotations are audience, priority, lastModified`
+    }
+  }
+  return undefined
+}
+
+function checkCommon (def: Record<string, unknown>, who: string): void {
+  for (const key of Object.keys(def)) {
+    if (!KNOWN_KEYS.has(key)) fail(who, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
+  }
+  if (typeof def.name !== 'string' || def.name.length === 0) fail(who, `'name' is required: a non-empty string, got ${JSON.stringify(def.name) ?? 'nothing'}`)
+  for (const key of ['title', 'description', 'mimeType'] as const) {
+    if (def[key] !== undefined && typeof def[key] !== 'string') fail(who, `'${key}' must be a string, got ${kind(def[key])}`)
+  }
+  if (typeof def.read !== 'function') fail(who, `'read' must be a function (uri, vars, ctx) => contents, got ${kind(def.read)}`)
+  if (def.ttl !== undefined && !(typeof def.ttl === 'number' && Number.isInteger(def.ttl) && def.ttl >= 0)) fail(who, `'ttl' must be a non-negative integer (milliseconds), got ${JSON.stringify(def.ttl) ?? kind(def.ttl)}`)
+  if (def.meta !== undefined && !isObject(def.meta)) fail(who, `'meta' must be an object (sent as _meta), got ${kind(def.meta)}`)
+  if (def.icons !== undefined) {
+    const problem = iconsProblem(def.icons)
+    if (problem !== undefined) fail(who, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
+  }
+  if (def.annotations !== undefined) {
+    const problem = annotationsProblem(def.annotations)
+    if (problem !== undefined) fail(who, problem)
+  }
+}
+
+/**
+ * Checks a definition and compiles it. Throws `SakeResourceDefinitionError` with a message naming
+ * the resource and what to change.
+ */
+export function compileResource (def: ResourceDefinition): CompiledResource {
+  if (!isObject(def)) throw new SakeResourceDefinitionError(`a resource definition must be an object, got ${kind(def)}`)
+  const raw = def as unknown as Record<string, unknown>
+  const hasUri = raw.uri !== undefined
+  const hasTemplate = raw.uriTemplate !== undefined
+  const who = hasUri ? `resource '${String(raw.uri)}'` : hasTemplate ? `resource template '${String(raw.uriTemplate)}'` : `resource '${String(raw.name)}'`
+  if (hasUri === hasTemplate) fail(who, "give exactly one of 'uri' (a fixed resource) or 'uriTemplate' (a family of resources, RFC 6570)")
+  checkCommon(raw, who)
+
+  let template: UriTemplate | undefined
+  if (hasUri) {
+    if (typeof raw.uri !== 'string' || !SCHEME.test(raw.uri)) fail(who, `'uri' must be an absolute URI with a scheme, such as "file:///notes.md" or "config://app", got ${JSON.stringify(raw.uri)}`)
+    if (raw.complete !== undefined) fail(who, "'complete' completes the variables of a 'uriTemplate'; a fixed resource has none")
+    if (raw.size !== undefined && !(typeof raw.size === 'number' && Number.isInteger(raw.size) && raw.size >= 0)) fail(who, `'size' must be a non-negative integer (bytes), got ${JSON.stringify(raw.size) ?? kind(raw.size)}`)
+  } else {
+    if (typeof raw.uriTemplate !== 'string' || !SCHEME.test(raw.uriTemplate)) fail(who, `'uriTemplate' must be a URI template with a scheme, such as "users://{id}/profile", got ${JSON.stringify(raw.uriTemplate)}`)
+    const parsed = parseUriTemplate(raw.uriTemplate)
+    if (typeof parsed === 'string') fail(who, `'uriTemplate' ${parsed}`)
+    if (parsed.variables.length === 0) fail(who, "'uriTemplate' has no {variable}; use 'uri' for a fixed resource")
+    template = parsed
+    if (raw.size !== undefined) fail(who, "'size' belongs to a fixed resource ('uri'); a template names many")
+    if (raw.complete !== undefined && typeof raw.complete !== 'function') fail(who, `'complete' must be a function (variable, partial, ctx) => values, got ${kind(raw.complete)}`)
+  }
+
+  const wire: Record<string, unknown> = hasUri ? { uri: raw.uri } : { uriTemplate: raw.uriTemplate }
+  wire.name = raw.name
+  for (const key of ['title', 'description', 'mimeType', 'icons', 'size', 'annotations'] as const) {
+    if (raw[key] !== undefined) wire[key] = raw[key]
+  }
+  if (raw.meta !== undefined) wire._meta = raw.meta
+  const copy = deepFreeze(plain(wire, (message) => fail(who, `its definition cannot be sent as JSON: ${message}`)))
+  return Object.freeze({
+    key: (hasUri ? raw.uri : raw.uriTemplate) as string,
+    definition: def as ResourceDefinition,
+    template,
+    wire: Object.freeze({ modern: copy, legacy: copy }),
+    ttl: raw.ttl as number | undefined
+  })
+}
+
+/** Base64 of bytes; a string is taken as base64 already. */
+function base64 (data: Uint8Array | string): string {
+  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64')
+}
+
+/**
+ * Turns what `read` returned into `contents`; throws a TypeError naming the problem when it is not
+ * a shape we know (the caller logs it and answers -32603).
+ */
+export function shapeContents (returned: unknown, uri: string, mimeType: string | undefined): Array<Record<string, unknown>> {
+  const items = Array.isArray(returned) ? returned : [returned]
+  return items.map((item, i) => {
+    const at = Array.isArray(returned) ? `item ${i}` : 'the value'
+    const out: Record<string, unknown> = { uri }
+    if (mimeType !== undefined) out.mimeType = mimeType
+    if (typeof item === 'string') {
+      out.text = item
+    } else if (item instanceof Uint8Array) {
+      out.blob = base64(item)
+    } else if (isObject(item) && (typeof item.text === 'string') !== (item.blob instanceof Uint8Array || typeof item.blob === 'string')) {
+      if (item.uri !== undefined) {
+        if (typeof item.uri !== 'string') throw new TypeError(`${at}: 'uri' must be a string`)
+        out.uri = item.uri
+      }
+      if (item.mimeType !== undefined) {
+        if (typeof item.mimeType !== 'string') throw new TypeError(`${at}: 'mimeType' must be a string`)
+        out.mimeType = item.mimeType
+      }
+      if (typeof item.text === 'string') out.text = item.text
+      else out.blob = base64(item.blob as Uint8Array | string)
+      if (item._meta !== undefined) {
+        if (!isObject(item._meta)) throw new TypeError(`${at}: '_meta' must be an object`)
+        out._meta = item._meta
+      }
+    } else {
+      throw new TypeError(`${at} is ${kind(item)}; read() returns a string, bytes, { text } or { blob }, or an array of them`)
+    }
+    return out
+  })
+}
+
+/**
+ * Declares a resource or a resource template in its own module, for `registerResource` or the
+ * `resources` option; a template's `read` gets its variables typed.
+ * @example
+ * export const profile = defineResource({
+ *   uriTemplate: 'users://{id}/profile',
+ *   name: 'User profile',
+ *   read: (uri, { id }) => JSON.stringify(users.get(id))
+ * })
+ */
+export function defineResource<const T extends string> (def: TemplateResourceDefinition<T>): ResourceDefinition
+export function defineResource (def: FixedResourceDefinition): ResourceDefinition
+export function defineResource (def: ResourceDefinition): ResourceDefinition {
+  return def
+}

@@ -1,0 +1,51 @@
+/** `prompts/list` and `prompts/get`, for both eras. */
+import { INTERNAL_ERROR, INVALID_PARAMS } from '../jsonrpc.js'
+import { ProtocolError } from '../../errors.js'
+import { describe } from '../../define/describe.js'
+import { explain } from '../../define/messages.js'
+import { FeatureContext } from '../feature-context.js'
+import { shapePrompt, type CompiledPrompt } from '../../define/prompt.js'
+import { resultJson } from '../results.js'
+import type { Call } from '../context.js'
+import type { Registry } from '../../registry.js'
+
+/** Finds the prompt a request names by `field`, or throws -32602. */
+export function promptOf (registry: Registry, name: unknown, method: string): CompiledPrompt {
+  if (typeof name !== 'string') throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${method} needs "name", the prompt, as a string`)
+  const prompt = registry.prompts.get(name)
+  if (prompt === undefined) throw new ProtocolError(INVALID_PARAMS, `Unknown prompt: ${name}`)
+  return prompt
+}
+
+/** The prompt's arguments, checked: an object of strings, the required ones present, no unknown one. */
+function argumentsOf (prompt: CompiledPrompt, params: Record<string, unknown>): Record<string, string> {
+  const args = params.arguments ?? {}
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new ProtocolError(INVALID_PARAMS, `Invalid params: "arguments" of prompt '${prompt.name}' must be an object of strings, got ${describe(args)}`)
+  }
+  for (const name of prompt.required) {
+    if ((args as Record<string, unknown>)[name] === undefined) {
+      throw new ProtocolError(INVALID_PARAMS, `Invalid params: prompt '${prompt.name}' needs argument '${name}'`)
+    }
+  }
+  // a copy: validation must not touch the request's own object
+  const copy = { ...args } as Record<string, string>
+  if (!prompt.validate(copy)) {
+    throw new ProtocolError(INVALID_PARAMS, `Invalid params: invalid arguments for prompt '${prompt.name}': ${explain(prompt.validate.errors)}`)
+  }
+  return copy
+}
+
+export async function getPrompt (registry: Registry, call: Call): Promise<string> {
+  const prompt = promptOf(registry, call.params.name, 'prompts/get')
+  const args = argumentsOf(prompt, call.params)
+  const ctx = new FeatureContext(call, { prompt: prompt.name })
+  try {
+    const result = shapePrompt(await prompt.definition.get(args, ctx), prompt.definition.description)
+    return resultJson(registry, call.era, result)
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err
+    ctx.log.error({ err }, `prompt '${prompt.name}' failed`)
+    throw new ProtocolError(INTERNAL_ERROR, `Internal error: prompt '${prompt.name}' failed`)
+  }
+}

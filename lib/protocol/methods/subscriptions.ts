@@ -1,0 +1,84 @@
+/**
+ * Change notifications: legacy `resources/subscribe` and `resources/unsubscribe` (the URIs a 2025
+ * session wants `notifications/resources/updated` for, kept in the session), and the filter of a
+ * modern `subscriptions/listen`.
+ */
+import { INVALID_PARAMS } from '../jsonrpc.js'
+import { ProtocolError } from '../../errors.js'
+import type { Call } from '../context.js'
+import type { SessionStore } from '../../state/session-store.js'
+
+function uriOf (call: Call): string {
+  const uri = call.params.uri
+  if (typeof uri !== 'string' || uri.length === 0) {
+    throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${call.method} needs "uri", the resource's URI, as a non-empty string`)
+  }
+  return uri
+}
+
+/** `resources/subscribe {uri}` → `{}`; the session then gets updates for that URI on its GET stream. */
+export async function subscribe (sessions: SessionStore, call: Call): Promise<string> {
+  const uri = uriOf(call)
+  const session = call.session!
+  const current = session.subscriptions ?? []
+  if (!current.includes(uri)) {
+    session.subscriptions = [...current, uri]
+    await sessions.set(session)
+  }
+  return '{}'
+}
+
+/** `resources/unsubscribe {uri}` → `{}`, whether or not the session was subscribed. */
+export async function unsubscribe (sessions: SessionStore, call: Call): Promise<string> {
+  const uri = uriOf(call)
+  const session = call.session!
+  const current = session.subscriptions ?? []
+  if (current.includes(uri)) {
+    session.subscriptions = current.filter((one) => one !== uri)
+    await sessions.set(session)
+  }
+  return '{}'
+}
+
+/** What a `subscriptions/listen` stream delivers: the filter the server honours. */
+export interface SubscriptionFilter {
+  toolsListChanged?: true
+  promptsListChanged?: true
+  resourcesListChanged?: true
+  resourceSubscriptions?: string[]
+}
+
+const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
+
+function invalid (message: string): ProtocolError {
+  return new ProtocolError(INVALID_PARAMS, `Invalid params: ${message}`)
+}
+
+/**
+ * Reads `params.notifications` of `subscriptions/listen` and returns the subset we honour (what the
+ * acknowledgement echoes): the three list flags when true, and the resource URIs. Types we do not
+ * know (e.g. `taskIds` without the Tasks extension) are left out, as the spec asks; a known field of
+ * the wrong type is -32602.
+ */
+export function readFilter (params: Record<string, unknown>): SubscriptionFilter {
+  const filter = params.notifications
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+    throw invalid('subscriptions/listen needs "notifications", an object such as {"toolsListChanged": true}')
+  }
+  const given = filter as Record<string, unknown>
+  const honoured: SubscriptionFilter = {}
+  for (const flag of FLAGS) {
+    const value = given[flag]
+    if (value === undefined) continue
+    if (typeof value !== 'boolean') throw invalid(`notifications.${flag} must be a boolean, got ${JSON.stringify(value)}`)
+    if (value) honoured[flag] = true
+  }
+  const uris = given.resourceSubscriptions
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string' && uri.length > 0)) {
+      throw invalid('notifications.resourceSubscriptions must be an array of resource URIs (non-empty strings)')
+    }
+    if (uris.length > 0) honoured.resourceSubscriptions = [...new Set(uris as string[])]
+  }
+  return honoured
+}

@@ -1,0 +1,32 @@
+/**
+ * The notification bus: how "the tools list changed" or "this resource was updated" reaches every
+ * open stream, whichever request (or instance) caused it. The default lives in memory; a networked
+ * bus (Redis pub/sub) fits the same contract so that several instances share notifications.
+ */
+
+/** Which list changed. */
+export type ListName = 'tools' | 'resources' | 'prompts'
+
+/** What travels on the bus: plain JSON, so a networked bus can carry it as it is. */
+export type BusEvent =
+  | { readonly type: 'listChanged', readonly list: ListName }
+  | { readonly type: 'resourceUpdated', readonly uri: string }
+
+export type BusListener = (event: BusEvent) => void
+
+/**
+ * - `publish` hands an event to every subscriber, on this instance and (for a networked bus) on
+ *   the others; it may return a promise that settles once the event is sent;
+ * - `subscribe` registers a listener and returns the function that removes it; every open stream
+ *   subscribes while it is open and unsubscribes when it closes, so a listener must never throw
+ *   into the bus and the bus must not hold listeners beyond that call;
+ * - `close` (optional) releases connections when the server closes.
+ */
+export interface Bus {
+  publish (event: BusEvent): void | Promise<void>
+  subscribe (listener: BusListener): () => void
+  close? (): void | Promise<void>
+}
+
+export const BUS_METHODS = ['publish', 'subscribe'] as const
+export const LIST_NAMES: readonly ListName[] = Object.freeze(['tools', 'resources', 'prompts'])

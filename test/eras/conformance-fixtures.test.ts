@@ -1,0 +1,54 @@
+// The example server in conformance mode (CONFORMANCE=1, as `npm run conformance` starts it): the
+// fixtures the official suite calls by name are there, and the SEP-2243 custom-header scenario's
+// pick (the first listed tool with a header, through its first string header) is `a_region_echo`.
+// Without CONFORMANCE the example lists its three demo tools only: example-server.test.ts checks that.
+import t from 'tap'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { startExample, type Running } from '../helpers/example.js'
+
+let server: Running
+t.before(async () => { server = await startExample({ CONFORMANCE: '1' }) })
+t.teardown(async () => {
+  // bounded: while an SSE stream is left open, app.close() can wait for it (reported); this file
+  // tests the fixtures, not shutdown, which example-server.test.ts covers
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 3000)
+  await server.stop()
+  clearTimeout(timer)
+})
+
+t.test('fixtures, with the demo tools kept', async (t) => {
+  const client = new LegacyClient({ name: 'fixtures-test', version: '1.0.0' })
+  await client.connect(new LegacyTransport(server.url))
+  t.teardown(() => client.close())
+
+  const { tools } = await client.listTools()
+  const names = tools.map((tool) => tool.name)
+  for (const name of ['add', 'echo', 'content_showcase', 'test_simple_text', 'test_tool_with_progress', 'json_schema_2020_12_tool', 'test_missing_capability', 'test_input_required_result_elicitation']) {
+    t.ok(names.includes(name), name)
+  }
+  const firstWithHeader = tools.find((tool) => Object.values((tool.inputSchema.properties ?? {}) as Record<string, any>).some((p) => p['x-mcp-header'] !== undefined))!
+  t.equal(firstWithHeader.name, 'a_region_echo', 'the first listed tool with a header')
+  t.same((firstWithHeader.inputSchema.properties as any).region, { type: 'string', 'x-mcp-header': 'Region', description: 'A region name, such as eu-west-1' })
+  for (const tool of tools) t.ok(tool.description, `${tool.name} has a description`)
+
+  const schema = tools.find((tool) => tool.name === 'json_schema_2020_12_tool')!.inputSchema as any
+  t.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema')
+  t.equal(schema.$defs.address.$anchor, 'addressDef')
+  t.same(schema.else, { required: ['email'] })
+
+  const progress: number[] = []
+  const result = await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, { onprogress: (p) => { progress.push(p.progress) } })
+  t.same(progress, [0, 50, 100])
+  t.same(result.content, [{ type: 'text', text: 'Progress test completed' }])
+
+  const failed = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' } })
+  t.equal(failed.isError, true)
+  t.match((failed.content as any[])[0].text, /not supported yet \(issue 5\)/)
+
+  const template = await client.readResource({ uri: 'test://template/123/data' })
+  t.same(JSON.parse((template.contents[0] as any).text), { id: '123', templateTest: true, data: 'Data for ID: 123' })
+  const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } })
+  t.match(JSON.stringify(prompt.messages), "arg1='a', arg2='b'")
+})
+

@@ -1,0 +1,43 @@
+// resultJson: the modern envelope is spliced as text (a hot path: see bench/RESULTS.md); it must
+// give the very bytes of serialising { resultType, ...result, _meta } in every case.
+import t from 'tap'
+import { resultJson } from '../../lib/protocol/results.js'
+import { Registry } from '../../lib/registry.js'
+
+const info = { name: 'results-test', version: '1.0.0' }
+const registry = new Registry({ info, ttl: 1000, pageSize: 10 })
+const serverInfo = { 'io.modelcontextprotocol/serverInfo': info }
+
+t.test('modern results: resultType first, the result as it is, serverInfo in _meta last', async (t) => {
+  const cases: object[] = [
+    { content: [{ type: 'text', text: '{"sum":3}' }], structuredContent: { sum: 3 } },
+    { content: [], isError: true },
+    { completion: { values: ['a', 'b'] } },
+    {}
+  ]
+  for (const result of cases) {
+    const text = resultJson(registry, 'modern', result)
+    t.equal(text, JSON.stringify({ resultType: 'complete', ...result, _meta: serverInfo }), JSON.stringify(result))
+    t.same(JSON.parse(text), { resultType: 'complete', ...result, _meta: serverInfo })
+  }
+  // the second call of a server reuses its serialised serverInfo
+  t.equal(resultJson(registry, 'modern', {}), '{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"results-test","version":"1.0.0"}}}')
+})
+
+t.test('a result with its own _meta keeps it, with serverInfo added', async (t) => {
+  const text = resultJson(registry, 'modern', { content: [], _meta: { 'example.com/trace': 'abc' } })
+  t.same(JSON.parse(text), { resultType: 'complete', content: [], _meta: { 'example.com/trace': 'abc', ...serverInfo } })
+})
+
+t.test('a result with its own resultType keeps it, in the first place', async (t) => {
+  const text = resultJson(registry, 'modern', { content: [], resultType: 'input_required' })
+  t.equal(text, '{"resultType":"input_required","content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"results-test","version":"1.0.0"}}}')
+})
+
+t.test('legacy results go as they are', async (t) => {
+  t.equal(resultJson(registry, 'legacy', { content: [] }), '{"content":[]}')
+})
+
+t.test('what JSON cannot carry still throws', async (t) => {
+  t.throws(() => resultJson(registry, 'modern', { content: [], big: 1n }), TypeError)
+})

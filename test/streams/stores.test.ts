@@ -1,0 +1,180 @@
+// The in-memory bus and event store, plugging other ones in, and what happens when a store fails.
+import t from 'tap'
+import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../lib/index.js'
+import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
+import { build } from '../helpers/app.js'
+import { captureLog } from '../helpers/http.js'
+import { getStream, legacyPost, listen, session, sleep } from './helpers.js'
+
+t.test('MemoryBus: every subscriber gets each event; unsubscribe (even during delivery) removes one', async (t) => {
+  const bus = new MemoryBus()
+  const got: string[] = []
+  const listener = (e: any): void => { got.push(e.list) }
+  const offA = bus.subscribe(listener)
+  const offB = bus.subscribe(listener)
+  const offSelf = bus.subscribe(() => { offSelf() })
+  t.equal(bus.size, 3)
+  bus.publish({ type: 'listChanged', list: 'tools' })
+  t.same(got, ['tools', 'tools'], 'the same function twice is two subscriptions')
+  t.equal(bus.size, 2)
+  offA()
+  bus.publish({ type: 'listChanged', list: 'prompts' })
+  t.same(got, ['tools', 'tools', 'prompts'])
+  offB()
+  bus.close()
+  t.equal(bus.size, 0)
+})
+
+t.test('MemoryEventStore: ids per stream, replay after an id, per-stream and total bounds', async (t) => {
+  let now = 1000
+  const store = new MemoryEventStore({ maxPerStream: 3, maxEvents: 5, idleTimeout: 100, now: () => now })
+  t.teardown(() => store.close())
+  const a0 = store.append('s/a', '')
+  t.equal(a0, 's/a:0')
+  store.append('s/a', 'one')
+  store.append('s/a', 'two')
+  t.same(store.replay(a0), { streamId: 's/a', events: [{ id: 's/a:1', message: 'one' }, { id: 's/a:2', message: 'two' }] })
+  store.append('s/a', 'three') // over maxPerStream: s/a:0 dropped
+  t.same(store.replay('s/a:0')!.events.map((e) => e.message), ['one', 'two', 'three'], 'the priming event dropped; replay from it gives the rest')
+  t.equal(store.size, 3)
+  store.append('s/b', 'b0')
+  store.append('s/b', 'b1')
+  store.append('s/b', 'b2') // total 6 > 5: the least recently written stream (s/a) loses its oldest
+  t.equal(store.size, 5)
+  t.same(store.replay('s/a:0')!.events.map((e) => e.message), ['two', 'three'], "s/a lost 'one'")
+  for (const bad of ['nocolon', 's/a:x', 's/a:-1', 's/a:99', 'unknown:0']) t.equal(store.replay(bad), undefined, bad)
+  // a stream emptied by the total bound disappears
+  const tiny = new MemoryEventStore({ maxPerStream: 10, maxEvents: 1, idleTimeout: 100 })
+  tiny.append('x', 'x0')
+  tiny.append('y', 'y0')
+  t.equal(tiny.replay('x:0'), undefined)
+  t.equal(tiny.size, 1)
+  tiny.close()
+  // idle expiry, on replay and by the sweep
+  now += 101
+  t.equal(store.replay('s/b:0'), undefined, 'expired on replay')
+  store.append('s/c', 'c0')
+  now += 50
+  store.append('s/d', 'd0')
+  now += 60
+  store.sweep()
+  t.equal(store.replay('s/c:0'), undefined, 'swept')
+  t.same(store.replay('s/d:0'), { streamId: 's/d', events: [] }, 'still live')
+  t.equal(store.size, 1, 's/a idle too: swept')
+  store.close()
+  store.close()
+  t.equal(store.size, 0)
+})
+
+t.test('MemoryEventStore without a clock uses Date.now and sweeps on an unref\'d timer', async (t) => {
+  const store = new MemoryEventStore({ maxPerStream: 1, maxEvents: 1, idleTimeout: 1 })
+  store.append('z', 'm')
+  await sleep(1100)
+  t.equal(store.size, 0)
+  store.close()
+})
+
+t.test('a bus and an event store passed in are used and never closed by us', async (t) => {
+  const bus = new MemoryBus()
+  let closedBus = false
+  bus.close = () => { closedBus = true }
+  const inner = new MemoryEventStore({ maxPerStream: 10, maxEvents: 10, idleTimeout: 60_000 })
+  const appended: string[] = []
+  const events: EventStore = {
+    append: async (streamId, message) => { appended.push(message); return inner.append(streamId, message) },
+    replay: async (id) => inner.replay(id)
+  }
+  const app = await build({ keepAlive: 0, bus, events: { store: events } })
+  app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
+  const url = await listen(t, app)
+  const sid = await session(url)
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
+  const streamed = await post.rest()
+  t.equal(appended.length, 2, 'priming and result went through the store (async)')
+  t.equal(streamed[1].id, 'sid:1'.replace('sid', streamed[1].id!.split(':')[0]))
+  const get = await getStream(url, sid)
+  await get.next()
+  t.equal(bus.size, 1, 'the GET stream subscribed to our bus')
+  get.close()
+  await sleep(20)
+  await app.close()
+  t.equal(closedBus, false)
+  inner.close()
+})
+
+t.test('a failing event store: events still go out, without ids, and the failure is logged', async (t) => {
+  const log = captureLog()
+  const events: EventStore = { append: () => { throw new Error('store down') }, replay: () => undefined }
+  const app = await build({ keepAlive: 0, events: { store: events } }, { logger: log.logger })
+  app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
+  const url = await listen(t, app)
+  const sid = await session(url)
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
+  const streamed = await post.rest()
+  t.same(streamed.map((e) => e.id), [undefined], 'no priming (nothing to resume from), the result without an id')
+  t.equal(JSON.parse(streamed[0].data!).result.content[0].text, 'echoed')
+  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the event store failed to append an SSE event'))
+})
+
+t.test('a session store failing while a resource update is delivered is logged, not thrown', async (t) => {
+  const log = captureLog()
+  const memory = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  let fail = false
+  const sessions: SessionStore = {
+    get: async (id) => { if (fail) throw new Error('session store down'); return memory.get(id) },
+    set: (s: Session) => memory.set(s),
+    delete: (id) => memory.delete(id)
+  }
+  const app = await build({ keepAlive: 0, sessions: { store: sessions } }, { logger: log.logger })
+  const url = await listen(t, app)
+  const sid = await session(url)
+  const get = await getStream(url, sid)
+  await get.next()
+  fail = true
+  await app.mcp.resourceUpdated('test://x')
+  await sleep(20)
+  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the session store failed while delivering a resource update'))
+  fail = false
+  get.close()
+  memory.close()
+})
+
+t.test('resuming a running call against a slow store: replayed again until caught up, nothing twice', async (t) => {
+  const inner = new MemoryEventStore({ maxPerStream: 100, maxEvents: 100, idleTimeout: 60_000 })
+  t.teardown(() => inner.close())
+  // appends land in the store at once but are acknowledged 40 ms later: a resume can see an event
+  // that the stream has not yet been told about
+  // and, with `forget`, a store that loses the stream after the first replay of a resume
+  let forget = false
+  let replays = 0
+  const events: EventStore = {
+    append: async (streamId, message) => { const id = inner.append(streamId, message); await sleep(40); return id },
+    replay: (id) => (forget && replays++ > 0) ? undefined : inner.replay(id)
+  }
+  const app = await build({ keepAlive: 0, events: { store: events } })
+  const gate: { release?: () => void } = {}
+  app.registerTool({
+    name: 'poll',
+    async execute (_args, ctx) {
+      ctx.progress(1, 2)
+      ctx.closeStream(5)
+      await new Promise<void>((resolve) => { gate.release = resolve })
+      ctx.progress(2, 2)
+      return 'done'
+    }
+  })
+  const url = await listen(t, app)
+  const sid = await session(url)
+  for (const lose of [false, true]) {
+    forget = lose
+    const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'poll', _meta: { progressToken: 'p' } } })
+    const before = await post.rest()
+    t.same(before.map((e) => e.retry ?? (e.data === '' ? 'prime' : JSON.parse(e.data!).method)), ['prime', 'notifications/progress', 5])
+    gate.release!()
+    await sleep(5) // progress 2 is in the store, not yet acknowledged
+    replays = 0
+    const resumed = await getStream(url, sid, before[1].id)
+    const after = await resumed.rest()
+    t.same(after.map((e) => JSON.parse(e.data!).method ?? JSON.parse(e.data!).id), ['notifications/progress', 5], `progress 2 once, then the result (store forgets: ${lose})`)
+  }
+})
