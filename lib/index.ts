@@ -14,6 +14,7 @@ import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
 import { LIST_NAMES, type ListName } from './state/bus.js'
 import { Streams } from './http/streams.js'
+import { WireView } from './views.js'
 import { routes } from './http/routes.js'
 import { SakeOptionError } from './errors.js'
 import type { ServerState } from './protocol/dispatch.js'
@@ -85,32 +86,6 @@ declare module 'fastify' {
   }
 }
 
-/** A live, read-only window on the registry's tools. */
-class ToolsView implements ReadonlyMap<string, ToolInfo> {
-  constructor (private readonly registry: Registry) {}
-  get size (): number { return this.registry.tools.size }
-  get (name: string): ToolInfo | undefined { return this.registry.tools.get(name)?.wire.modern as ToolInfo | undefined }
-  has (name: string): boolean { return this.registry.tools.has(name) }
-  * entries (): MapIterator<[string, ToolInfo]> { for (const [name, tool] of this.registry.tools) yield [name, tool.wire.modern as ToolInfo] }
-  keys (): MapIterator<string> { return this.registry.tools.keys() }
-  * values (): MapIterator<ToolInfo> { for (const tool of this.registry.tools.values()) yield tool.wire.modern as ToolInfo }
-  forEach (fn: (value: ToolInfo, key: string, map: ReadonlyMap<string, ToolInfo>) => void): void { for (const [k, v] of this.entries()) fn(v, k, this) }
-  [Symbol.iterator] (): MapIterator<[string, ToolInfo]> { return this.entries() }
-}
-
-/** A live, read-only window on one of the registry's maps, giving each entry's wire object. */
-class WireView implements ReadonlyMap<string, ListedInfo> {
-  constructor (private readonly map: ReadonlyMap<string, { readonly wire: { readonly modern: Record<string, unknown> } }>) {}
-  get size (): number { return this.map.size }
-  get (key: string): ListedInfo | undefined { return this.map.get(key)?.wire.modern as ListedInfo | undefined }
-  has (key: string): boolean { return this.map.has(key) }
-  * entries (): MapIterator<[string, ListedInfo]> { for (const [key, item] of this.map) yield [key, item.wire.modern as ListedInfo] }
-  keys (): MapIterator<string> { return this.map.keys() }
-  * values (): MapIterator<ListedInfo> { for (const item of this.map.values()) yield item.wire.modern as ListedInfo }
-  forEach (fn: (value: ListedInfo, key: string, map: ReadonlyMap<string, ListedInfo>) => void): void { for (const [k, v] of this.entries()) fn(v, k, this) }
-  [Symbol.iterator] (): MapIterator<[string, ListedInfo]> { return this.entries() }
-}
-
 async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<void> {
   const options = resolveOptions(rawOptions)
   if (app.hasDecorator('registerTool') || app.hasDecorator('mcp')) {
@@ -155,7 +130,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   app.decorate('mcp', Object.freeze({
     info: options.info,
     path: options.path,
-    tools: new ToolsView(registry),
+    tools: new WireView(registry.tools) as ReadonlyMap<string, ToolInfo>,
     resources: new WireView(registry.resources),
     templates: new WireView(registry.templates),
     prompts: new WireView(registry.prompts),

@@ -19,6 +19,7 @@ import type { Session, SessionStore } from '../state/session-store.js'
 import { checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerValue } from './headers.js'
 import { sendAccepted, sendError, sendJson } from './respond.js'
 import { HttpTransport } from './transport.js'
+import { Cancellations } from './cancellation.js'
 import { acceptsEventStream } from './sse.js'
 import type { Streams } from './streams.js'
 
@@ -173,7 +174,7 @@ async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply:
   const session = await sessionOf(endpoint, request, sessionId)
   if (message.kind === 'response') return sendAccepted(reply) // answers to server requests: none are pending yet
   if (message.kind === 'notification') {
-    await notify(endpoint, session, message.method)
+    await notify(endpoint, session, message.method, message.params)
     return sendAccepted(reply)
   }
   // 2025 clients predate the Mcp-* headers: each is checked only when sent, and a mismatch is
@@ -187,6 +188,9 @@ async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply:
   return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message))
 }
 
+/** 2025 calls that `notifications/cancelled` can stop (per process: see `cancellation.ts`). */
+const cancellations = new Cancellations()
+
 function legacyCall (request: FastifyRequest, reply: FastifyReply, session: Session, message: Request): Call {
   return {
     era: 'legacy',
@@ -197,12 +201,16 @@ function legacyCall (request: FastifyRequest, reply: FastifyReply, session: Sess
     client: session.client,
     sessionId: session.id,
     session,
-    transport: new HttpTransport(request, reply),
+    transport: new HttpTransport(request, reply, { cancellations, sessionId: session.id, requestId: message.id }),
     logLevel: session.logLevel
   }
 }
 
-async function notify (endpoint: Endpoint, session: Session, method: string): Promise<void> {
+async function notify (endpoint: Endpoint, session: Session, method: string, params?: Record<string, unknown>): Promise<void> {
+  if (method === 'notifications/cancelled') {
+    cancellations.cancel(session.id, params?.requestId, params?.reason)
+    return
+  }
   if (method === 'notifications/initialized' && !session.initialized) {
     session.initialized = true
     await endpoint.sessions.set(session)
@@ -244,7 +252,7 @@ async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: 
     }
     if (message.kind === 'response') return undefined
     if (message.kind === 'notification') {
-      await notify(endpoint, session, message.method)
+      await notify(endpoint, session, message.method, message.params)
       return undefined
     }
     // the batch's headers cannot mirror each item's body, so Mcp-* headers are not checked here

@@ -26,6 +26,7 @@ import type { Session, SessionStore } from '../state/session-store.js'
 import { SseConnection, acceptsEventStream, type SseOptions } from './sse.js'
 import { headerValue } from './headers.js'
 import { sendError } from './respond.js'
+import type { HttpTransport } from './transport.js'
 
 export interface StreamsOptions {
   readonly bus: Bus
@@ -136,10 +137,22 @@ class ResponseStream implements Channel {
  * `ctx.signal` is not tied to the socket.
  */
 class DetachedTransport implements Transport {
+  private release: (() => void) | undefined
   constructor (private readonly inner: Transport) {}
   get request (): unknown { return this.inner.request }
   get log (): Logger { return this.inner.log }
-  signal (): AbortSignal { return new AbortController().signal }
+  // only the client's notifications/cancelled aborts it
+  signal (): AbortSignal {
+    const watched = (this.inner as Partial<HttpTransport>).cancelSignal?.()
+    if (watched === undefined) return new AbortController().signal
+    this.release = watched.release
+    return watched.signal
+  }
+
+  /** The call ended: stop watching for its cancellation. */
+  done (): void {
+    this.release?.()
+  }
 }
 
 interface Closable { end (): void }
@@ -182,7 +195,9 @@ export class Streams {
     const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true)
     this.live.set(streamId, stream)
     stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
-    const answer = await run({ ...call, channel: stream, transport: new DetachedTransport(call.transport) })
+    const transport = new DetachedTransport(call.transport)
+    const answer = await run({ ...call, channel: stream, transport })
+    transport.done()
     stream.finish(answer, () => this.live.delete(streamId))
     return reply
   }

@@ -1,14 +1,29 @@
 /** The Fastify side of a call: its request, logger, and an abort signal tied to the connection. */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger, Transport } from '../protocol/context.js'
+import type { Cancellable } from './cancellation.js'
 
 export class HttpTransport implements Transport {
   readonly request: FastifyRequest
   private readonly reply: FastifyReply
+  private readonly cancellable: Cancellable | undefined
 
-  constructor (request: FastifyRequest, reply: FastifyReply) {
+  /** `cancellable`: a 2025 call, which `notifications/cancelled` may abort too. */
+  constructor (request: FastifyRequest, reply: FastifyReply, cancellable?: Cancellable) {
     this.request = request
     this.reply = reply
+    this.cancellable = cancellable
+  }
+
+  /**
+   * A signal that only a client's `notifications/cancelled` aborts, with the function that stops
+   * watching for it; undefined for a call that cannot be cancelled that way (2026-07-28).
+   */
+  cancelSignal (): { signal: AbortSignal, release: () => void } | undefined {
+    if (this.cancellable === undefined) return undefined
+    const controller = new AbortController()
+    const { cancellations, sessionId, requestId } = this.cancellable
+    return { signal: controller.signal, release: cancellations.track(sessionId, requestId, controller) }
   }
 
   get log (): Logger {
@@ -24,6 +39,10 @@ export class HttpTransport implements Transport {
     }
     if (raw.destroyed) onClose()
     else raw.once('close', onClose)
+    if (this.cancellable !== undefined && !raw.destroyed) {
+      const { cancellations, sessionId, requestId } = this.cancellable
+      raw.once('close', cancellations.track(sessionId, requestId, controller))
+    }
     return controller.signal
   }
 }
