@@ -138,13 +138,12 @@ class ResponseStream implements Channel {
  */
 class DetachedTransport implements Transport {
   private release: (() => void) | undefined
-  constructor (private readonly inner: Transport) {}
+  constructor (private readonly inner: HttpTransport) {}
   get request (): unknown { return this.inner.request }
   get log (): Logger { return this.inner.log }
   // only the client's notifications/cancelled aborts it
   signal (): AbortSignal {
-    const watched = (this.inner as Partial<HttpTransport>).cancelSignal?.()
-    if (watched === undefined) return new AbortController().signal
+    const watched = this.inner.cancelSignal()
     this.release = watched.release
     return watched.signal
   }
@@ -195,7 +194,8 @@ export class Streams {
     const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true)
     this.live.set(streamId, stream)
     stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
-    const transport = new DetachedTransport(call.transport)
+    // a resumable call is a 2025-11-25 session's, whose transport is always ours
+    const transport = new DetachedTransport(call.transport as HttpTransport)
     const answer = await run({ ...call, channel: stream, transport })
     transport.done()
     stream.finish(answer, () => this.live.delete(streamId))

@@ -17,12 +17,11 @@ export class HttpTransport implements Transport {
 
   /**
    * A signal that only a client's `notifications/cancelled` aborts, with the function that stops
-   * watching for it; undefined for a call that cannot be cancelled that way (2026-07-28).
+   * watching for it. Only for 2025 calls (only they stream resumably), which are always cancellable.
    */
-  cancelSignal (): { signal: AbortSignal, release: () => void } | undefined {
-    if (this.cancellable === undefined) return undefined
+  cancelSignal (): { signal: AbortSignal, release: () => void } {
     const controller = new AbortController()
-    const { cancellations, sessionId, requestId } = this.cancellable
+    const { cancellations, sessionId, requestId } = this.cancellable!
     return { signal: controller.signal, release: cancellations.track(sessionId, requestId, controller) }
   }
 
