@@ -15,6 +15,7 @@ export class SseConnection {
   private readonly reply: FastifyReply
   private timer: NodeJS.Timeout | undefined
   private ended = false
+  private wrote = false
   private readonly closeListeners: Array<() => void> = []
 
   constructor (reply: FastifyReply, options: SseOptions) {
@@ -28,7 +29,13 @@ export class SseConnection {
     headers['x-accel-buffering'] = 'no'
     reply.hijack()
     raw.writeHead(200, headers as Record<string, string>)
-    raw.flushHeaders()
+    // Hold the headers and whatever this turn of the event loop writes (progress, the answer of a
+    // quick call, the end) and send them as one write; a slower call gets its headers right after.
+    raw.cork()
+    setImmediate(() => {
+      raw.uncork()
+      if (!this.wrote && !this.ended && !raw.destroyed) raw.flushHeaders()
+    })
     raw.once('close', () => this.stop())
     if (options.keepAlive > 0) {
       this.timer = setInterval(() => this.write(': keep-alive\n\n'), options.keepAlive)
@@ -49,6 +56,7 @@ export class SseConnection {
 
   private write (chunk: string): boolean {
     if (!this.open) return false
+    this.wrote = true
     this.reply.raw.write(chunk)
     return true
   }

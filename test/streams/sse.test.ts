@@ -10,7 +10,11 @@ function fakeReply (): { reply: any, raw: any, written: string[] } {
     writable: true,
     ended: false,
     writeHead () {},
-    flushHeaders () {},
+    corked: 0,
+    flushed: false,
+    cork () { raw.corked++ },
+    uncork () { raw.corked-- },
+    flushHeaders () { raw.flushed = true },
     write (chunk: string) { written.push(chunk); return true },
     end () { raw.ended = true }
   })
@@ -52,4 +56,28 @@ t.test('acceptsEventStream', async (t) => {
   t.equal(acceptsEventStream('*/*'), true)
   t.equal(acceptsEventStream('text/event-stream'), true)
   t.equal(acceptsEventStream('application/json'), false)
+})
+
+t.test('headers and the first turn\'s events go out as one write; a silent stream still gets its headers', async (t) => {
+  const quiet = fakeReply()
+  const silent = new SseConnection(quiet.reply, { keepAlive: 0 })
+  t.equal(quiet.raw.corked, 1, 'corked while the call runs its first turn')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(quiet.raw.corked, 0)
+  t.equal(quiet.raw.flushed, true, 'nothing was written: the headers are flushed on their own')
+  silent.end()
+
+  const busy = fakeReply()
+  const conn = new SseConnection(busy.reply, { keepAlive: 0 })
+  conn.send('{}')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(busy.raw.flushed, false, 'an event carried the headers')
+  t.same(busy.written, ['data: {}\n\n'])
+
+  const gone = fakeReply()
+  const lost = new SseConnection(gone.reply, { keepAlive: 0 })
+  gone.raw.destroyed = true
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(gone.raw.flushed, false, 'a socket already gone is not written to')
+  lost.end()
 })
