@@ -3,30 +3,14 @@
  * the checks run at registration, the compiled form the server lists and reads, and the shaping of
  * what `read` returns into `contents`.
  */
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { SakeResourceDefinitionError } from '../errors.js'
 import type { Era } from '../protocol/eras.js'
 import { iconsProblem, type Icon } from './content.js'
-import type { ClientInfo } from './tool.js'
+import type { RequestContext } from './tool.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
 
-/** What `read`, `get` and `complete` receive: who asks, over what. */
-export interface RequestContext {
-  /** The Fastify request carrying the call. */
-  readonly request: FastifyRequest
-  /** A pino child logger bound to the resource or prompt and the request id. */
-  readonly log: FastifyBaseLogger
-  /** Aborted when the client goes away before the answer is sent. */
-  readonly signal: AbortSignal
-  /** `modern` (2026-07-28, stateless) or `legacy` (a 2025 session). */
-  readonly era: Era
-  readonly protocolVersion: string
-  readonly client: ClientInfo
-  /** The legacy session id, or undefined in the modern era. */
-  readonly sessionId: string | undefined
-  /** The JSON-RPC id of the request. */
-  readonly requestId: string | number
-}
+/** What `read`, `get` and `complete` receive: who asks, over what (the tools' context without the tool's part). */
+export type { RequestContext }
 
 /** What a `complete` callback receives: the request, and the arguments the user already filled in. */
 export interface CompletionContext extends RequestContext {

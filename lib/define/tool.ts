@@ -27,13 +27,13 @@ export interface ClientInfo {
   capabilities: Record<string, unknown>
 }
 
-/** What a tool's `execute` receives besides its arguments. */
-export interface ToolContext {
+/** What every handler receives (tools, resources, prompts, completion): who asks, over what. */
+export interface RequestContext {
   /** The Fastify request carrying the call. */
   readonly request: FastifyRequest
-  /** A pino child logger bound to the tool name and the request id. */
+  /** A pino child logger bound to what is served (tool, resource, prompt) and the request id. */
   readonly log: FastifyBaseLogger
-  /** Aborted when the client goes away before the result is sent. */
+  /** Aborted when the client goes away (or cancels) before the answer is sent. */
   readonly signal: AbortSignal
   /** `modern` (2026-07-28, stateless) or `legacy` (a 2025 session). */
   readonly era: Era
@@ -42,8 +42,12 @@ export interface ToolContext {
   readonly client: ClientInfo
   /** The legacy session id, or undefined in the modern era. */
   readonly sessionId: string | undefined
-  /** The JSON-RPC id of the call. */
+  /** The JSON-RPC id of the request. */
   readonly requestId: string | number
+}
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext extends RequestContext {
   /** The tool's name. */
   readonly tool: string
   /**
