@@ -1,11 +1,11 @@
 /**
- * The per-call context handed to a tool, built over whatever transport carried the call. Its
- * logger and abort signal are made on first use: most calls never touch them, and the hot path
- * should not pay for a pino child and an AbortController it does not need.
+ * What a call is (`Call`), what carries it (`Transport`, `Channel`), and the context a tool gets
+ * (`CallContext`, over `FeatureContext`), whatever transport carried the call.
  */
 import type { Era } from './eras.js'
-import type { ClientInfo, ToolContext } from '../define/tool.js'
+import type { ClientInfo } from '../define/tool.js'
 import type { RequestId } from './jsonrpc.js'
+import { FeatureContext } from './feature-context.js'
 import type { Session } from '../state/session-store.js'
 
 /** The least a logger must do; pino and Fastify's logger fit. */
@@ -59,29 +59,20 @@ export interface Call {
   readonly logLevel?: string | undefined
 }
 
-export class CallContext {
-  readonly era: Era
-  readonly protocolVersion: string
-  readonly client: ClientInfo
-  readonly sessionId: string | undefined
-  readonly requestId: RequestId
+/**
+ * The tool's context: the request context plus the tool's name and its ways to talk back while it
+ * runs (progress, log messages, closing a resumable stream's connection).
+ */
+export class CallContext extends FeatureContext {
   readonly tool: string
-  private readonly transport: Transport
-  private logger: Logger | undefined
-  private abortSignal: AbortSignal | undefined
   private readonly channel: Channel | undefined
   private readonly progressToken: unknown
   private readonly logThreshold: number
   private lastProgress = -Infinity
 
   constructor (call: Call, tool: string) {
-    this.era = call.era
-    this.protocolVersion = call.protocolVersion
-    this.client = call.client
-    this.sessionId = call.sessionId
-    this.requestId = call.id
+    super(call, { tool })
     this.tool = tool
-    this.transport = call.transport
     this.channel = call.channel
     const meta = call.params._meta as Record<string, unknown> | undefined
     const token = meta?.progressToken
@@ -123,19 +114,5 @@ export class CallContext {
    */
   closeStream (retryMs = 1000): void {
     this.channel?.closeConnection?.(retryMs)
-  }
-
-  get request (): ToolContext['request'] {
-    return this.transport.request as ToolContext['request']
-  }
-
-  get log (): ToolContext['log'] {
-    this.logger ??= this.transport.log.child({ tool: this.tool, mcpRequestId: this.requestId })
-    return this.logger as unknown as ToolContext['log']
-  }
-
-  get signal (): AbortSignal {
-    this.abortSignal ??= this.transport.signal()
-    return this.abortSignal
   }
 }

@@ -1,9 +1,11 @@
 /**
- * The context handed to a resource's `read`, a prompt's `get` and a `complete` callback: who is
- * asking and over what, as for a tool, with its logger and abort signal made on first use.
+ * The context handed to a resource's `read`, a prompt's `get`, a `complete` callback and (extended
+ * by `CallContext`) a tool: who is asking and over what. Its logger and abort signal are made on
+ * first use: most calls never touch them, and the hot path should not pay for a pino child and an
+ * AbortController it does not need.
  */
 import type { Call, Logger } from './context.js'
-import type { RequestContext } from '../define/resource.js'
+import type { RequestContext } from '../define/tool.js'
 
 export class FeatureContext implements RequestContext {
   readonly era: RequestContext['era']
