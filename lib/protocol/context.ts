@@ -7,6 +7,7 @@ import type { ClientInfo } from '../define/tool.js'
 import type { RequestId } from './jsonrpc.js'
 import { FeatureContext } from './feature-context.js'
 import type { Session } from '../state/session-store.js'
+import type { AuthInfo } from './auth-info.js'
 
 /** The least a logger must do; pino and Fastify's logger fit. */
 export interface Logger {
@@ -57,6 +58,8 @@ export interface Call {
   readonly channel?: Channel | undefined
   /** The least severe level the client wants `notifications/message` for; undefined: none. */
   readonly logLevel?: string | undefined
+  /** The verified caller when authorization is on; undefined otherwise. */
+  readonly auth?: AuthInfo | undefined
 }
 
 /**
