@@ -2,7 +2,7 @@
 // tools, resources and prompts with the names, contents and timings its scenarios check. They live
 // here, apart from the example's demo tools in app.js, so that file stays a readable example.
 // `npm run conformance` serves them (scripts/conformance.mjs); expected failures are in conformance/.
-import { Type, text, image, audio, resource, toolError, userMessage, MissingCapabilityError } from 'fastify-sake'
+import { Type, StringEnum, text, image, audio, resource, toolError, userMessage, MissingCapabilityError } from 'fastify-sake'
 
 // A 1x1 PNG (the suite checks type and MIME type, not the pixels).
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -11,8 +11,12 @@ const WAV = 'UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgIC
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Server-to-client requests (sampling, elicitation) and MRTR arrive with issue 5. */
-const notYet = (what) => () => toolError(`${what} is not supported yet (issue 5): this server cannot send server-to-client requests or input_required results`)
+/** A user message for sampling. */
+const ask = (text) => ({ role: 'user', content: { type: 'text', text } })
+/** The text of a sampled message (content is one block or an array of them). */
+const textOf = (message) => [message.content].flat().filter((block) => block.type === 'text').map((block) => block.text).join(' ')
+/** An elicitation outcome as the fixtures report it. */
+const elicited = (label, answer) => `${label}: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`
 
 /** The tools. Every one has a description and an input schema: `tools-list` checks all of them. */
 export const tools = [
@@ -154,44 +158,147 @@ export const tools = [
   {
     name: 'test_missing_capability',
     description: 'Needs the client\'s sampling capability: without it the call is refused with -32021 (2026-07-28)',
-    execute (args, ctx) {
-      if (ctx.client.capabilities.sampling === undefined) throw new MissingCapabilityError({ sampling: {} })
-      // asking the client's model comes with issue 5; with the capability declared, say so plainly
-      return toolError('Sampling is not supported by this server yet (issue 5)')
+    async execute (args, ctx) {
+      const answer = await ctx.sample('summary', { messages: [ask('Say hello in one word.')], maxTokens: 20 })
+      if (answer.action === 'unsupported') throw new MissingCapabilityError({ sampling: {} })
+      return `The client's model said: ${textOf(answer.message)}`
     }
   },
   {
     name: 'test_streaming_elicitation',
-    description: 'Asks the user for input mid-call (an InputRequiredResult in 2026-07-28, once issue 5 lands)',
-    execute: notYet('Elicitation')
+    description: 'Asks the user for input mid-call: an InputRequiredResult in 2026-07-28, elicitation/create on the stream in a 2025 session',
+    async execute (args, ctx) {
+      const answer = await ctx.elicit.form('confirm', 'Continue?', Type.Object({ ok: Type.Boolean() }))
+      return `Elicitation: action=${answer.action}`
+    }
   },
   {
     name: 'test_sampling',
     description: 'Asks the client\'s model to answer a prompt (sampling/createMessage)',
     args: { prompt: Type.Optional(Type.String({ description: 'The prompt to send' })) },
-    execute: notYet('Sampling')
+    async execute ({ prompt = 'Say hello' }, ctx) {
+      const answer = await ctx.sample('llm', { messages: [ask(prompt)], maxTokens: 100 })
+      if (answer.action === 'unsupported') throw new MissingCapabilityError({ sampling: {} })
+      return `LLM response: ${textOf(answer.message)}`
+    }
   },
   {
     name: 'test_elicitation',
     description: 'Asks the user for a username and an email (elicitation/create)',
     args: { message: Type.Optional(Type.String({ description: 'The message shown to the user' })) },
-    execute: notYet('Elicitation')
+    async execute ({ message = 'Please provide your information' }, ctx) {
+      const answer = await ctx.elicit.form('user', message, Type.Object({
+        username: Type.String({ description: 'User\'s response' }),
+        email: Type.String({ description: 'User\'s email address' })
+      }))
+      return elicited('User response', answer)
+    }
   },
   {
     name: 'test_elicitation_sep1034_defaults',
     description: 'Elicitation with default values on every primitive type (SEP-1034)',
-    execute: notYet('Elicitation')
+    async execute (args, ctx) {
+      const answer = await ctx.elicit.form('defaults', 'Please review your details', Type.Object({
+        name: Type.String({ default: 'John Doe' }),
+        age: Type.Integer({ default: 30 }),
+        score: Type.Number({ default: 95.5 }),
+        status: StringEnum(['active', 'inactive', 'pending'], { default: 'active' }),
+        verified: Type.Boolean({ default: true })
+      }))
+      return elicited('Elicitation completed', answer)
+    }
   },
   {
     name: 'test_elicitation_sep1330_enums',
     description: 'Elicitation with every enum variant (SEP-1330)',
-    execute: notYet('Elicitation')
+    async execute (args, ctx) {
+      const titled = (title) => ['value1', 'value2', 'value3'].map((value, i) => ({ const: value, title: `${['First', 'Second', 'Third'][i]} ${title}` }))
+      const answer = await ctx.elicit.form('enums', 'Pick your options', {
+        type: 'object',
+        properties: {
+          untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: { type: 'string', oneOf: titled('Option') },
+          legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+          untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+          titledMulti: { type: 'array', items: { anyOf: titled('Choice') } }
+        }
+      })
+      return elicited('Elicitation completed', answer)
+    }
   },
-  ...['elicitation', 'sampling', 'list_roots', 'request_state', 'multiple_inputs', 'multi_round', 'tampered_state', 'capabilities'].map((kind) => ({
-    name: `test_input_required_result_${kind}`,
-    description: `Multi round-trip request fixture (${kind.replaceAll('_', ' ')}): answers input_required until the client provides input`,
-    execute: notYet('Multi round-trip requests (input_required results)')
-  }))
+  // Multi round-trip requests (SEP-2322): in 2026-07-28 each unanswered question ends the round
+  // with input_required; in a 2025 session the same code asks on the call's stream
+  {
+    name: 'test_input_required_result_elicitation',
+    description: 'Asks for a name, then greets',
+    async execute (args, ctx) {
+      const answer = await ctx.elicit.form('user_name', 'What is your name?', Type.Object({ name: Type.String() }))
+      return answer.action === 'accept' ? `Hello, ${answer.content.name}!` : `No name given (${answer.action})`
+    }
+  },
+  {
+    name: 'test_input_required_result_sampling',
+    description: 'Asks the client\'s model a question',
+    async execute (args, ctx) {
+      const answer = await ctx.sample('capital_question', { messages: [ask('What is the capital of France?')], maxTokens: 100 })
+      return answer.action === 'accept' ? `The model says: ${textOf(answer.message)}` : 'No sampling available'
+    }
+  },
+  {
+    name: 'test_input_required_result_list_roots',
+    description: 'Asks the client for its roots',
+    async execute (args, ctx) {
+      const answer = await ctx.roots('client_roots')
+      return answer.action === 'accept' ? `Roots: ${answer.roots.map((root) => root.uri).join(', ')}` : 'No roots available'
+    }
+  },
+  {
+    name: 'test_input_required_result_request_state',
+    description: 'Asks for a confirmation; its answer comes back through requestState',
+    async execute (args, ctx) {
+      const answer = await ctx.elicit.form('confirm', 'Please confirm', Type.Object({ ok: Type.Boolean() }))
+      return answer.action === 'accept' && answer.content.ok ? 'state-ok' : `not confirmed (${answer.action})`
+    }
+  },
+  {
+    name: 'test_input_required_result_multiple_inputs',
+    description: 'Asks three questions at once (elicitation, sampling, roots)',
+    async execute (args, ctx) {
+      const [user, greeting, roots] = await Promise.all([
+        ctx.elicit.form('user_name', 'What is your name?', Type.Object({ name: Type.String() })),
+        ctx.sample('greeting', { messages: [ask('Write a one-line greeting.')], maxTokens: 50 }),
+        ctx.roots('client_roots')
+      ])
+      return `user=${user.action} greeting=${greeting.action} roots=${roots.action}`
+    }
+  },
+  {
+    name: 'test_input_required_result_multi_round',
+    description: 'Asks two questions, one round each',
+    async execute (args, ctx) {
+      const step1 = await ctx.elicit.form('step1', 'Step 1: What is your name?', Type.Object({ name: Type.String() }))
+      const step2 = await ctx.elicit.form('step2', 'Step 2: What is your favorite color?', Type.Object({ color: Type.String() }))
+      return `step1=${step1.action} step2=${step2.action}`
+    }
+  },
+  {
+    name: 'test_input_required_result_tampered_state',
+    description: 'Asks for a confirmation; a retry with an altered requestState is refused',
+    async execute (args, ctx) {
+      const answer = await ctx.elicit.form('confirm', 'Please confirm', Type.Object({ ok: Type.Boolean() }))
+      return `confirmed: ${answer.action}`
+    }
+  },
+  {
+    name: 'test_input_required_result_capabilities',
+    description: 'Asks only what the client declared: a form when it elicits, its model otherwise',
+    async execute (args, ctx) {
+      const form = await ctx.elicit.form('user_input', 'What should I do?', Type.Object({ task: Type.String() }))
+      if (form.action !== 'unsupported') return `form: ${form.action}`
+      const sampled = await ctx.sample('fallback', { messages: [ask('What should I do?')], maxTokens: 50 })
+      return `sampling: ${sampled.action}`
+    }
+  }
 ]
 
 /** Resources: three fixed ones and a template. */
@@ -262,8 +369,11 @@ export const prompts = [
   },
   {
     name: 'test_input_required_result_prompt',
-    description: 'Multi round-trip request fixture for prompts/get (issue 5)',
-    get: () => 'Multi round-trip requests (input_required results) are not supported yet (issue 5)'
+    description: 'Asks what context the prompt should use (input_required on prompts/get)',
+    async get (args, ctx) {
+      const answer = await ctx.elicit.form('user_context', 'What context should the prompt use?', Type.Object({ context: Type.String() }))
+      return answer.action === 'accept' ? `Use this context: ${answer.content.context}` : 'Use no particular context.'
+    }
   }
 ]
 

@@ -147,3 +147,23 @@ export class ToolError extends Error {
     this.meta = options?.meta
   }
 }
+
+/**
+ * A question a handler asked a 2025 client (`ctx.elicit`, `ctx.sample`, `ctx.roots`) got no usable
+ * answer: the client answered with an error (`error`), the answer was not what the question asks
+ * for (`invalid`), none came in time (`timeout`), or the call ended first (`cancelled`). Thrown into
+ * the handler; a tool that lets it through answers a tool error with its message.
+ */
+export class ClientInputError extends Error {
+  readonly key: string
+  readonly method: string
+  readonly reason: 'error' | 'invalid' | 'timeout' | 'cancelled'
+
+  constructor (key: string, method: string, reason: ClientInputError['reason'], message: string) {
+    super(message)
+    this.name = 'ClientInputError'
+    this.key = key
+    this.method = method
+    this.reason = reason
+  }
+}

@@ -6,7 +6,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { TProperties, TSchema } from '@sinclair/typebox'
+import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
 import { resolveOptions, type SakeOptions } from './options.js'
 import { Registry, type ServerInfo } from './registry.js'
 import { MemorySessionStore } from './state/memory-session-store.js'
@@ -42,9 +42,9 @@ export type ListedInfo = Readonly<Record<string, unknown>> & { readonly name: st
 
 /** Registers one tool or several; typed so `execute` sees its arguments as declared. */
 export interface RegisterTool {
-  <const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined>(definition: ArgsToolDefinition<A, O>): void
-  <I extends TSchema, const O extends OutputSpec | undefined = undefined>(definition: SchemaToolDefinition<I, O>): void
-  <const O extends OutputSpec | undefined = undefined>(definition: JsonSchemaToolDefinition<O>): void
+  <const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined, P = Static<TObject<A>>>(definition: ArgsToolDefinition<A, O, P>): void
+  <I extends TSchema, const O extends OutputSpec | undefined = undefined, P = Static<I>>(definition: SchemaToolDefinition<I, O, P>): void
+  <const O extends OutputSpec | undefined = undefined, P = Record<string, unknown>>(definition: JsonSchemaToolDefinition<O, P>): void
   (definitions: DefinedTool | readonly DefinedTool[]): void
 }
 
@@ -94,7 +94,16 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
 
   const registry = new Registry({ info: options.info, ttl: options.ttl, pageSize: options.pageSize })
   const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
-  const state: ServerState = { registry, instructions: options.instructions, discover: undefined, sessions }
+  const state: ServerState = {
+    registry,
+    instructions: options.instructions,
+    discover: undefined,
+    sessions,
+    input: { sealer: options.sealer, timeout: options.inputTimeout }
+  }
+  if (options.sealer.ephemeral) {
+    app.log.warn('fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys')
+  }
   const bus = options.bus ?? new MemoryBus()
   const events = options.events.store ?? new MemoryEventStore(options.events)
   const streams = new Streams({ bus, events, sessions, keepAlive: options.keepAlive })
@@ -164,8 +173,14 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox'
 export { defineTool, StringEnum } from './define/tool.js'
 export type {
   ToolDefinition, DefinedTool, ToolContext, ToolAnnotations, ClientInfo, OutputSpec, OutputOf, ToolReturn,
-  ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition
+  ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition, Prepared
 } from './define/tool.js'
+export type {
+  InputContext, Elicit, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,
+  SampledMessage, Root, Unsupported, Declined, Cancelled
+} from './define/input.js'
+export type { AuthInfo } from './protocol/auth-info.js'
+export { RequestStateError } from './state/request-state.js'
 export { text, image, audio, resource, resourceLink } from './define/content.js'
 export type { ContentBlock, TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, ContentAnnotations, Icon } from './define/content.js'
 export { withMeta, toolError } from './define/result.js'
@@ -179,10 +194,10 @@ export type { PromptDefinition, TypedPromptDefinition, DefinedPrompt, PromptArgu
 export type { WithMeta, ToolErrorResult, CallToolResult } from './define/result.js'
 export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
-  SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, errorCodes,
+  SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError
 } from './errors.js'
-export type { SakeOptions, SessionOptions, EventOptions } from './options.js'
+export type { SakeOptions, SessionOptions, EventOptions, RequestStateOptions } from './options.js'
 export type { Session, SessionStore } from './state/session-store.js'
 export type { Bus, BusEvent, BusListener, ListName } from './state/bus.js'
 export type { EventStore, StoredEvent, Replay } from './state/event-store.js'

@@ -13,6 +13,19 @@ import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
 import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './registry.js'
 import { hostEntry, originEntry } from './http/origin.js'
+import { RequestStateSealer } from './state/request-state.js'
+
+export interface RequestStateOptions {
+  /**
+   * The key ring sealing 2026-07-28 `requestState` (AES-256-GCM): 32-byte keys, base64 text or
+   * bytes. The first seals, all open: rotate by putting a new key first and keeping the old one for
+   * one `ttl`. Default: one random key per process, which only works while every round of a call
+   * reaches the same process; a fleet (or a restart mid-call) needs shared keys.
+   */
+  keys?: Array<string | Uint8Array>
+  /** Milliseconds a `requestState` stays valid. Default 10 minutes. */
+  ttl?: number
+}
 
 export interface SessionOptions {
   /** Where 2025 sessions live; default: in memory, bounded by the two options below. */
@@ -62,6 +75,13 @@ export interface SakeOptions {
   bus?: Bus
   /** Resumable SSE streams (2025-11-25 sessions): the event store and its bounds. */
   events?: EventOptions
+  /** How a question's answers travel between rounds of a 2026-07-28 call (multi round-trip requests). */
+  requestState?: RequestStateOptions
+  /**
+   * Milliseconds a question asked on a 2025 session's stream (`ctx.elicit`, `ctx.sample`,
+   * `ctx.roots`) waits for the client's answer. Default 10 minutes: a person is filling a form.
+   */
+  inputTimeout?: number
   /** Tools to register with the plugin. */
   tools?: DefinedTool[]
   /** Resources and resource templates to register with the plugin. */
@@ -92,6 +112,8 @@ export interface ResolvedOptions {
   readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number }
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
+  readonly sealer: RequestStateSealer
+  readonly inputTimeout: number
   readonly tools: readonly ToolDefinition[]
   readonly resources: readonly ResourceDefinition[]
   readonly prompts: readonly PromptDefinition[]
@@ -110,12 +132,14 @@ export const defaults = Object.freeze({
   maxSessions: 10_000,
   maxEventsPerStream: 1000,
   maxEvents: 100_000,
-  eventIdleTimeout: 5 * 60_000 // 5 minutes, in ms: long enough for a client to reconnect
+  eventIdleTimeout: 5 * 60_000, // 5 minutes, in ms: long enough for a client to reconnect
+  inputTimeout: 10 * 60_000 // 10 minutes, in ms: a person reads the question and answers it
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
+const REQUEST_STATE_KEYS = ['keys', 'ttl']
 
 function got (value: unknown): string {
   if (value === undefined) return 'nothing'
@@ -255,6 +279,16 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   if (!isObject(events)) fail('events', 'an object { store?, maxPerStream?, maxEvents?, idleTimeout? }', events)
   unknownKeys(events, EVENT_KEYS, 'events.')
 
+  const requestState = input.requestState === undefined ? {} : input.requestState
+  if (!isObject(requestState)) fail('requestState', "an object { keys?, ttl? }, e.g. { keys: [process.env.MCP_STATE_KEY] }", requestState)
+  unknownKeys(requestState, REQUEST_STATE_KEYS, 'requestState.')
+  let sealer: RequestStateSealer
+  try {
+    sealer = new RequestStateSealer({ keys: requestState.keys as RequestStateOptions['keys'], ttl: integer(requestState, 'ttl', 1, 10 * 60_000, 'milliseconds', 'requestState.ttl') })
+  } catch (err) {
+    throw new SakeOptionError(`fastify-sake: option ${(err as Error).message}`)
+  }
+
   const tools = input.tools === undefined ? [] : input.tools
   if (!Array.isArray(tools)) fail('tools', 'an array of tool definitions', tools)
   const resources = input.resources === undefined ? [] : input.resources
@@ -282,6 +316,8 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       maxEvents: integer(events, 'maxEvents', 1, defaults.maxEvents, 'events', 'events.maxEvents'),
       idleTimeout: integer(events, 'idleTimeout', 1, defaults.eventIdleTimeout, 'milliseconds', 'events.idleTimeout')
     }),
+    sealer,
+    inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds'),
     tools: Object.freeze([...tools]) as readonly ToolDefinition[],
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],

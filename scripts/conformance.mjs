@@ -8,6 +8,9 @@
 // 3. Runs each suite with its expected-failures file (conformance/expected-failures-*.yml): a
 //    failure not listed there, or a listed scenario that now passes (stale), fails the run.
 //
+// 4. Excuses the checks listed in conformance/deliberate-warnings.yml (decisions of ours that a
+//    suite check only WARNs about) as WARNINGs, never as FAILUREs, and fails a listed check that passes.
+//
 // Run `npm run build` first (the npm script does). Options: --only <substring> runs the matching
 // runs alone; --keep leaves the per-run output directory in place even when everything passed.
 import { spawn, spawnSync } from 'node:child_process'
@@ -93,9 +96,26 @@ async function startServer (logFile) {
   }
 }
 
+/** `scenario:check-id` entries of conformance/deliberate-warnings.yml. */
+const deliberate = readFileSync(join(here, 'deliberate-warnings.yml'), 'utf8').split('\n')
+  .map((line) => /^\s+- (\S+:\S+)\s*$/.exec(line)?.[1]).filter((entry) => entry !== undefined)
+
+/**
+ * The expected-failures file a run uses: its own, plus (0.2 suites, which take per-check entries)
+ * the deliberate warnings, written next to the run's output.
+ */
+function baselineFor (run, outDir) {
+  const own = join(here, run.baseline)
+  if (run.suite === '0.1.16') return own
+  const merged = `${outDir}.baseline.yml`
+  const text = readFileSync(own, 'utf8').trimEnd().replace(/^server: \[\]$/m, 'server:')
+  writeFileSync(merged, `${text}\n${deliberate.map((entry) => `  - ${entry}`).join('\n')}\n`)
+  return merged
+}
+
 /** Runs one suite invocation; resolves to its exit code and output. */
 function runSuite (run, url, outDir) {
-  const args = [suites[run.suite], 'server', '--url', url, ...run.args, '--expected-failures', join(here, run.baseline), '-o', outDir]
+  const args = [suites[run.suite], 'server', '--url', url, ...run.args, '--expected-failures', baselineFor(run, outDir), '-o', outDir]
   return new Promise((resolve) => {
     const child = spawn(node22, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } })
     let output = ''
@@ -124,15 +144,22 @@ function scoredSet (run) {
  */
 function summarise (outDir, scored) {
   const scenarios = new Map()
+  const excused = []
+  const misused = []
   for (const dir of existsSync(outDir) ? readdirSync(outDir) : []) {
     const name = /^server-(.+)-\d{4}-\d\d-\d\dT/.exec(dir)?.[1]
     if (name === undefined) continue
     const checks = JSON.parse(readFileSync(join(outDir, dir, 'checks.json'), 'utf8'))
-    scenarios.set(name, checks.some((c) => c.status === 'FAILURE' || c.status === 'WARNING'))
+    const isDeliberate = (c) => deliberate.includes(`${name}:${c.id}`)
+    for (const c of checks.filter(isDeliberate)) {
+      if (c.status === 'WARNING') excused.push(`${name}:${c.id}`)
+      else misused.push(`${name}:${c.id} is ${c.status}, not the WARNING conformance/deliberate-warnings.yml excuses`)
+    }
+    scenarios.set(name, checks.some((c) => c.status === 'FAILURE' || (c.status === 'WARNING' && !isDeliberate(c))))
   }
   const pick = (inScored) => [...scenarios].filter(([name]) => scored === undefined || scored.has(name) === inScored)
   const count = (list) => ({ passing: list.filter(([, failed]) => !failed).length, failing: list.filter(([, failed]) => failed).map(([name]) => name) })
-  return { scored: count(pick(true)), other: scored === undefined ? undefined : count(pick(false)) }
+  return { scored: count(pick(true)), other: scored === undefined ? undefined : count(pick(false)), excused, misused }
 }
 
 function verdict (output) {
@@ -158,13 +185,14 @@ async function main () {
       const { code, output } = await runSuite(run, server.url, outDir)
       writeFileSync(`${outDir}.log`, output)
       const s = summarise(outDir, scoredSet(run))
-      const problem = code === 0 ? undefined : (verdict(output) ?? `exit code ${code}`)
+      const problem = s.misused.length > 0 ? s.misused.join('; ') : code === 0 ? undefined : (verdict(output) ?? `exit code ${code}`)
       const total = s.scored.passing + s.scored.failing.length
       const label = s.other === undefined ? 'scenarios' : 'scored scenarios'
       const single = run.args[0] === '--scenario'
       const outcome = single ? (s.scored.failing.length === 0 ? 'passes' : (problem === undefined ? 'fails, as expected' : 'fails')) : `${label} ${s.scored.passing}/${total} pass`
       console.log(`${problem === undefined ? 'ok  ' : 'FAIL'} ${run.name}: ${outcome}; ${((Date.now() - t0) / 1000).toFixed(1)} s`)
       if (s.scored.failing.length > 0 && !single) console.log(`     failing (expected in conformance/${run.baseline} unless reported below): ${s.scored.failing.join(', ')}`)
+      if (s.excused.length > 0) console.log(`     deliberate warnings (conformance/deliberate-warnings.yml): ${s.excused.join(', ')}`)
       if (s.other !== undefined && s.other.passing + s.other.failing.length > 0) {
         console.log(`     not scored: ${s.other.passing}/${s.other.passing + s.other.failing.length} pass${s.other.failing.length > 0 ? `; failing: ${s.other.failing.join(', ')}` : ''}`)
       }

@@ -11,6 +11,7 @@ import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
 import { iconsProblem, type Icon } from './content.js'
 import type { ToolErrorResult, WithMeta } from './result.js'
+import type { InputContext } from './input.js'
 
 /** Advisory hints for clients (the spec's `*Hint` fields); never enforced by the server. */
 export interface ToolAnnotations {
@@ -27,8 +28,12 @@ export interface ClientInfo {
   capabilities: Record<string, unknown>
 }
 
-/** What every handler receives (tools, resources, prompts, completion): who asks, over what. */
-export interface RequestContext {
+/**
+ * What every handler receives (tools, resources, prompts, completion): who asks, over what, and
+ * (tools, resources/read and prompts/get only; elsewhere the answer is `unsupported`) the
+ * questions it may ask the client: `elicit`, `sample`, `roots`.
+ */
+export interface RequestContext extends InputContext {
   /** The Fastify request carrying the call. */
   readonly request: FastifyRequest
   /** A pino child logger bound to what is served (tool, resource, prompt) and the request id. */
@@ -103,31 +108,47 @@ interface ToolBase<O> {
   output?: O
 }
 
+/**
+ * What `prepare` returns: the arguments `execute` receives, or a tool error (`toolError(...)`; a
+ * thrown `ToolError` works too).
+ */
+export type Prepared<P> = P | ToolErrorResult
+
+/**
+ * `prepare(args, ctx)` (optional) runs before `execute` in the request itself and returns the
+ * arguments `execute` receives, typed by what it returns. It may ask the client (`ctx.elicit`):
+ * the place for a question whose answer decides whether the work starts at all.
+ */
+interface Preparing<In, P> {
+  prepare? (args: In, ctx: ToolContext): Prepared<P> | Promise<Prepared<P>>
+}
+
 /** A tool whose arguments are a map of TypeBox properties; `execute` gets them typed. */
-export interface ArgsToolDefinition<A extends TProperties, O extends OutputSpec | undefined> extends ToolBase<O> {
+export interface ArgsToolDefinition<A extends TProperties, O extends OutputSpec | undefined, P = Static<TObject<A>>> extends ToolBase<O>, Preparing<Static<TObject<A>>, P> {
   args?: A
   input?: undefined
-  execute (args: Static<TObject<A>>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
+  execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
 /** A tool whose whole input schema is one TypeBox schema (Sake's `input_schema`). */
-export interface SchemaToolDefinition<I extends TSchema, O extends OutputSpec | undefined> extends ToolBase<O> {
+export interface SchemaToolDefinition<I extends TSchema, O extends OutputSpec | undefined, P = Static<I>> extends ToolBase<O>, Preparing<Static<I>, P> {
   args?: undefined
   input: I
-  execute (args: Static<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
+  execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
 /** A tool whose input schema is a plain JSON Schema object; its arguments are untyped. */
-export interface JsonSchemaToolDefinition<O extends OutputSpec | undefined> extends ToolBase<O> {
+export interface JsonSchemaToolDefinition<O extends OutputSpec | undefined, P = Record<string, unknown>> extends ToolBase<O>, Preparing<Record<string, unknown>, P> {
   args?: undefined
   input: Record<string, unknown>
-  execute (args: Record<string, unknown>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
+  execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
 /** Any tool definition, as `registerTool` takes it in an array. */
 export interface ToolDefinition extends ToolBase<OutputSpec | undefined> {
   args?: TProperties
   input?: TSchema | Record<string, unknown>
+  prepare? (args: any, ctx: ToolContext): unknown
   execute (args: any, ctx: ToolContext): unknown
 }
 
@@ -158,7 +179,7 @@ export interface CompiledTool {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'execute'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute'])
 
 /** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
 const HINTS = new Map<string, string>([
@@ -314,6 +335,7 @@ export function compileTool (def: ToolDefinition): CompiledTool {
     if (!KNOWN_KEYS.has(key)) fail(def.name, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
   }
   if (typeof def.execute !== 'function') fail(def.name, `'execute' must be a function (args, ctx) => result, got ${kind(def.execute)}`)
+  if (def.prepare !== undefined && typeof def.prepare !== 'function') fail(def.name, `'prepare' must be a function (args, ctx) => arguments for execute, got ${kind(def.prepare)}`)
   checkOptional(def)
 
   const { schema: inputSchema, headers } = extractHeaders(def.name, inputSchemaOf(def))
@@ -354,9 +376,9 @@ export function compileTool (def: ToolDefinition): CompiledTool {
  *   execute: ({ a, b }) => a + b
  * })
  */
-export function defineTool<const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined> (def: ArgsToolDefinition<A, O>): DefinedTool
-export function defineTool<I extends TSchema, const O extends OutputSpec | undefined = undefined> (def: SchemaToolDefinition<I, O>): DefinedTool
-export function defineTool<const O extends OutputSpec | undefined = undefined> (def: JsonSchemaToolDefinition<O>): DefinedTool
+export function defineTool<const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined, P = Static<TObject<A>>> (def: ArgsToolDefinition<A, O, P>): DefinedTool
+export function defineTool<I extends TSchema, const O extends OutputSpec | undefined = undefined, P = Static<I>> (def: SchemaToolDefinition<I, O, P>): DefinedTool
+export function defineTool<const O extends OutputSpec | undefined = undefined, P = Record<string, unknown>> (def: JsonSchemaToolDefinition<O, P>): DefinedTool
 export function defineTool (def: ToolDefinition): DefinedTool {
   return def as DefinedTool
 }

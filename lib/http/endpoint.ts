@@ -14,7 +14,8 @@ import { isModern, readModernMeta } from '../protocol/meta.js'
 import { LEGACY_VERSIONS, SUPPORTED_VERSIONS, isLegacyVersion, isModernVersion, rulesOf } from '../protocol/eras.js'
 import { dispatch, type ServerState } from '../protocol/dispatch.js'
 import { initialize } from '../protocol/methods/lifecycle.js'
-import type { Call } from '../protocol/context.js'
+import type { Call, Logger } from '../protocol/context.js'
+import { answerOf } from './client-requests.js'
 import type { Session, SessionStore } from '../state/session-store.js'
 import { checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerValue } from './headers.js'
 import { sendAccepted, sendError, sendJson } from './respond.js'
@@ -172,7 +173,10 @@ async function sessionOf (endpoint: Endpoint, request: FastifyRequest, sessionId
 
 async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, message: Message, sessionId: string): Promise<FastifyReply> {
   const session = await sessionOf(endpoint, request, sessionId)
-  if (message.kind === 'response') return sendAccepted(reply) // answers to server requests: none are pending yet
+  if (message.kind === 'response') {
+    await endpoint.streams.answered(session.id, message.id, answerOf(message.result, message.error), request.log as unknown as Logger)
+    return sendAccepted(reply)
+  }
   if (message.kind === 'notification') {
     await notify(endpoint, session, message.method, message.params)
     return sendAccepted(reply)
@@ -184,8 +188,36 @@ async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply:
   if (message.method !== 'initialize') {
     const call = legacyCall(request, reply, session, message)
     if (streams(endpoint, request, call)) return answerStreaming(endpoint, request, reply, call)
+    if (mayAsk(request, call)) return answerDeferred(endpoint, request, reply, call)
   }
   return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message))
+}
+
+/** Methods whose handler may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.roots`). */
+const ASKING = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+/**
+ * Whether a 2025 call could need an event stream to ask its client something: a method that may
+ * ask, from a client that declared something to ask about and accepts a stream.
+ */
+function mayAsk (request: FastifyRequest, call: Call): boolean {
+  if (!ASKING.has(call.method) || request.headers.accept === undefined || !acceptsEventStream(request.headers.accept)) return false
+  const caps = call.client.capabilities
+  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined
+}
+
+/** Answers a 2025 call as JSON, or as an event stream if its handler asked the client something. */
+async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
+  const deferred = endpoint.streams.deferred(request, reply, call)
+  let answer: string
+  try {
+    answer = resultText(call.id, await dispatch(endpoint.state, deferred.call))
+  } catch (err) {
+    const error = err instanceof ProtocolError ? err : internalError(request, err)
+    answer = JSON.stringify(errorBody(call.id, error))
+  }
+  if (deferred.end(answer)) return reply
+  return sendJson(reply, 200, answer)
 }
 
 /** 2025 calls that `notifications/cancelled` can stop (per process: see `cancellation.ts`). */
@@ -250,7 +282,10 @@ async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: 
     } catch (err) {
       return JSON.stringify(errorBody(idOf(item), err as ProtocolError))
     }
-    if (message.kind === 'response') return undefined
+    if (message.kind === 'response') {
+      await endpoint.streams.answered(session.id, message.id, answerOf(message.result, message.error), request.log as unknown as Logger)
+      return undefined
+    }
     if (message.kind === 'notification') {
       await notify(endpoint, session, message.method, message.params)
       return undefined

@@ -19,7 +19,9 @@ import { INVALID_REQUEST, type RequestId } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
 import { isLegacyVersion, rulesOf } from '../protocol/eras.js'
 import { readFilter } from '../protocol/methods/subscriptions.js'
-import type { Call, Channel, Logger, Transport } from '../protocol/context.js'
+import type { Call, Channel, ClientRequestOptions, Logger, Transport } from '../protocol/context.js'
+import type { ClientAnswer } from '../protocol/input.js'
+import { ClientRequests } from './client-requests.js'
 import type { Bus, BusEvent } from '../state/bus.js'
 import type { EventStore, Replay } from '../state/event-store.js'
 import type { Session, SessionStore } from '../state/session-store.js'
@@ -100,15 +102,27 @@ class Outbox {
   }
 }
 
-/** The answer of one POST, as an event stream: the call's notifications, then its response. */
+/** Where a 2025 call's stream sends its questions: the session, and the questions waiting for answers. */
+interface Questions {
+  readonly requests: ClientRequests
+  readonly sessionId: string
+}
+
+/** The answer of one POST, as an event stream: the call's notifications (and 2025 questions), then its response. */
 class ResponseStream implements Channel {
   private finished = false
 
-  constructor (readonly outbox: Outbox, private readonly resumable: boolean) {}
+  constructor (readonly outbox: Outbox, private readonly resumable: boolean, private readonly questions: Questions | undefined) {}
 
   notify (method: string, params: Record<string, unknown>): boolean {
     if (this.finished) return false
     return this.outbox.push(notification(method, params))
+  }
+
+  /** A question to the client, on this stream; only 2025 calls ask this way (2026-07-28 uses round trips). */
+  async request (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> {
+    const { requests, sessionId } = this.questions!
+    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options)
   }
 
   /** SEP-1699 polling: `retry:` then close the connection; the logical stream goes on. */
@@ -156,6 +170,13 @@ class DetachedTransport implements Transport {
 
 interface Closable { end (): void }
 
+/** A call's answer opened as an event stream, and how to end it with the answer. */
+interface OpenStream {
+  readonly stream: ResponseStream
+  readonly resumable: boolean
+  finish (answer: string): void
+}
+
 const conflict = new ProtocolError(INVALID_REQUEST, 'Conflict: this session already has an open GET stream; close it before opening another', 409)
 const notAcceptable = new ProtocolError(INVALID_REQUEST, 'Not Acceptable: this request answers with an event stream; the Accept header must allow text/event-stream', 406)
 
@@ -170,12 +191,32 @@ export class Streams {
   private readonly standalone = new Map<string, Closable>()
   /** Open `subscriptions/listen` streams. */
   private readonly listens = new Set<Closable>()
+  /** Questions asked of 2025 clients, waiting for their answers. */
+  private readonly requests = new ClientRequests()
+  private readonly unsubscribe: () => void
 
   constructor (options: StreamsOptions) {
     this.bus = options.bus
     this.events = options.events
     this.sessions = options.sessions
     this.sse = { keepAlive: options.keepAlive }
+    // answers POSTed to another instance of the fleet reach the one holding the question here
+    this.unsubscribe = this.bus.subscribe((event) => {
+      if (event.type === 'clientResponse') this.requests.answer(event.sessionId, event.id, event.answer)
+    })
+  }
+
+  /**
+   * A 2025 client's response to one of our questions: to the question, when this process asked it;
+   * otherwise onto the bus, for the instance that did.
+   */
+  async answered (sessionId: string, id: RequestId | null, answer: ClientAnswer, log: Logger): Promise<void> {
+    if (id === null || this.requests.answer(sessionId, id, answer)) return
+    try {
+      await this.bus.publish({ type: 'clientResponse', sessionId, id, answer })
+    } catch (err) {
+      log.error({ err }, 'fastify-sake: the bus failed to carry a client response to the instance that asked')
+    }
   }
 
   /**
@@ -183,23 +224,51 @@ export class Streams {
    * message (result or error) as JSON text.
    */
   async respond (request: FastifyRequest, reply: FastifyReply, call: Call, run: (call: Call) => Promise<string>): Promise<FastifyReply> {
-    const conn = new SseConnection(reply, this.sse)
-    const log = request.log as unknown as Logger
-    if (!resumable(call.era, call.protocolVersion)) {
-      const stream = new ResponseStream(new Outbox('', undefined, conn, log), false)
-      stream.finish(await run({ ...call, channel: stream }), noop)
+    const open = this.open(request, reply, call)
+    if (!open.resumable) {
+      open.finish(await run({ ...call, channel: open.stream }))
       return reply
     }
-    const streamId = `${call.sessionId!}/${randomBytes(9).toString('base64url')}`
-    const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true)
-    this.live.set(streamId, stream)
-    stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
     // a resumable call is a 2025-11-25 session's, whose transport is always ours
     const transport = new DetachedTransport(call.transport as HttpTransport)
-    const answer = await run({ ...call, channel: stream, transport })
+    const answer = await run({ ...call, channel: open.stream, transport })
     transport.done()
-    stream.finish(answer, () => this.live.delete(streamId))
+    open.finish(answer)
     return reply
+  }
+
+  /**
+   * A 2025 call answered as JSON unless its handler asks the client something: the first question
+   * opens the answer as an event stream (`call.openStream`). `end` sends the answer on that stream
+   * and returns true, or returns false when none was opened (the caller answers JSON).
+   */
+  deferred (request: FastifyRequest, reply: FastifyReply, call: Call): { call: Call, end: (answer: string) => boolean } {
+    let open: OpenStream | undefined
+    const openStream = (): Channel => (open ??= this.open(request, reply, call)).stream
+    return {
+      call: { ...call, openStream },
+      end: (answer) => {
+        if (open === undefined) return false
+        open.finish(answer)
+        return true
+      }
+    }
+  }
+
+  /** Opens a call's answer as an event stream: priming event and replay ids when resumable (2025-11-25). */
+  private open (request: FastifyRequest, reply: FastifyReply, call: Call): OpenStream {
+    const conn = new SseConnection(reply, this.sse)
+    const log = request.log as unknown as Logger
+    const questions = call.era === 'legacy' ? { requests: this.requests, sessionId: call.sessionId! } : undefined
+    if (!resumable(call.era, call.protocolVersion)) {
+      const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
+      return { stream, resumable: false, finish: (answer) => stream.finish(answer, noop) }
+    }
+    const streamId = `${call.sessionId!}/${randomBytes(9).toString('base64url')}`
+    const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true, questions)
+    this.live.set(streamId, stream)
+    stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
+    return { stream, resumable: true, finish: (answer) => stream.finish(answer, () => this.live.delete(streamId)) }
   }
 
   /**
@@ -267,6 +336,7 @@ export class Streams {
       outbox.push(notification(`notifications/${event.list}/list_changed`))
       return
     }
+    if (event.type !== 'resourceUpdated') return
     // subscriptions live in the session, which another instance may have changed: read it again
     Promise.resolve(this.sessions.get(sessionId)).then((session) => {
       if (session?.subscriptions?.includes(event.uri) === true) outbox.push(notification('notifications/resources/updated', { uri: event.uri }))
@@ -285,7 +355,7 @@ export class Streams {
     const unsubscribe = this.bus.subscribe((event) => {
       if (event.type === 'listChanged') {
         if (filter[`${event.list}ListChanged`] === true) conn.send(notification(`notifications/${event.list}/list_changed`, { _meta: meta }))
-      } else if (uris.has(event.uri)) {
+      } else if (event.type === 'resourceUpdated' && uris.has(event.uri)) {
         conn.send(notification('notifications/resources/updated', { _meta: meta, uri: event.uri }))
       }
     })
@@ -311,6 +381,7 @@ export class Streams {
 
   /** Ends the GET and listen streams (the server is closing); calls still running finish on their own. */
   close (): void {
+    this.unsubscribe()
     for (const entry of [...this.listens, ...this.standalone.values()]) entry.end()
   }
 }

@@ -8,6 +8,7 @@ import type { RequestId } from './jsonrpc.js'
 import { FeatureContext } from './feature-context.js'
 import type { Session } from '../state/session-store.js'
 import type { AuthInfo } from './auth-info.js'
+import type { ClientAnswer, InputSettings, Retry } from './input.js'
 
 /** The least a logger must do; pino and Fastify's logger fit. */
 export interface Logger {
@@ -37,6 +38,19 @@ export interface Channel {
    * have it; elsewhere it is absent or does nothing.
    */
   closeConnection? (retryMs: number): void
+  /**
+   * Sends a JSON-RPC request to the client on this stream and resolves to its response, or
+   * rejects with a `ClientInputError` on timeout or abort. Only 2025 sessions' streams have it
+   * (2026-07-28 asks with multi round-trip requests instead).
+   */
+  request? (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer>
+}
+
+export interface ClientRequestOptions {
+  readonly timeout: number
+  readonly signal: AbortSignal
+  /** The question's key, for the error messages. */
+  readonly key: string
 }
 
 /** Log levels in increasing severity (RFC 5424, as MCP uses them). */
@@ -58,6 +72,11 @@ export interface Call {
   readonly channel?: Channel | undefined
   /** The least severe level the client wants `notifications/message` for; undefined: none. */
   readonly logLevel?: string | undefined
+  /**
+   * A 2025 call answered as JSON so far, from a client that accepts an event stream: opens its
+   * answer as one on demand (the first question the handler asks), and returns its channel.
+   */
+  readonly openStream?: (() => Channel) | undefined
   /** The verified caller when authorization is on; undefined otherwise. */
   readonly auth?: AuthInfo | undefined
 }
@@ -73,8 +92,8 @@ export class CallContext extends FeatureContext {
   private readonly logThreshold: number
   private lastProgress = -Infinity
 
-  constructor (call: Call, tool: string) {
-    super(call, { tool })
+  constructor (call: Call, tool: string, settings?: InputSettings, retry?: Retry) {
+    super(call, { tool }, settings, retry)
     this.tool = tool
     this.channel = call.channel
     const meta = call.params._meta as Record<string, unknown> | undefined

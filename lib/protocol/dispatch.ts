@@ -16,12 +16,15 @@ import type { Era } from './eras.js'
 import type { Call } from './context.js'
 import type { Registry } from '../registry.js'
 import type { SessionStore } from '../state/session-store.js'
+import type { InputSettings } from './input.js'
 
 export interface ServerState {
   readonly registry: Registry
   readonly instructions: string | undefined
   /** 2025 sessions: methods that change the session (`logging/setLevel`, `resources/subscribe`) save it here. */
   readonly sessions: SessionStore
+  /** Questions to the client: the requestState sealer, the 2025 answer timeout. */
+  readonly input: InputSettings
   /** `server/discover`, serialised on first use: it never changes once the server is ready. */
   discover: string | undefined
 }
@@ -32,16 +35,16 @@ type Method = (state: ServerState, call: Call) => string | Promise<string>
 const features: Array<[string, Method]> = [
   ['resources/list', (state, call) => listPage(state.registry, call, 'resources')],
   ['resources/templates/list', (state, call) => listPage(state.registry, call, 'resourceTemplates')],
-  ['resources/read', (state, call) => readResource(state.registry, call)],
+  ['resources/read', (state, call) => readResource(state.registry, call, state.input)],
   ['prompts/list', (state, call) => listPage(state.registry, call, 'prompts')],
-  ['prompts/get', (state, call) => getPrompt(state.registry, call)],
+  ['prompts/get', (state, call) => getPrompt(state.registry, call, state.input)],
   ['completion/complete', (state, call) => complete(state.registry, call)]
 ]
 
 const modern = new Map<string, Method>([
   ['server/discover', (state) => (state.discover ??= discoverResult(state.registry, state.instructions))],
   ['tools/list', (state, call) => listTools(state.registry, call)],
-  ['tools/call', (state, call) => callTool(state.registry, call)],
+  ['tools/call', (state, call) => callTool(state.registry, call, state.input)],
   ...features
 ])
 
@@ -51,7 +54,7 @@ const legacy = new Map<string, Method>([
   ['resources/subscribe', (state, call) => subscribe(state.sessions, call)],
   ['resources/unsubscribe', (state, call) => unsubscribe(state.sessions, call)],
   ['tools/list', (state, call) => listTools(state.registry, call)],
-  ['tools/call', (state, call) => callTool(state.registry, call)],
+  ['tools/call', (state, call) => callTool(state.registry, call, state.input)],
   ...features
 ])
 

@@ -6,6 +6,8 @@
  */
 import type { Call, Logger } from './context.js'
 import type { RequestContext } from '../define/tool.js'
+import type { Elicit, RootsOutcome, SampleOutcome, SamplingParams } from '../define/input.js'
+import { ClientInput, RoundTrip, StreamAsker, type Asker, type InputSettings, type Retry } from './input.js'
 
 export class FeatureContext implements RequestContext {
   readonly era: RequestContext['era']
@@ -17,9 +19,19 @@ export class FeatureContext implements RequestContext {
   private readonly bindings: Record<string, unknown>
   private logger: Logger | undefined
   private abortSignal: AbortSignal | undefined
+  private readonly settings: InputSettings | undefined
+  private readonly retry: Retry | undefined
+  private clientInput: ClientInput | undefined
+  /** A 2026-07-28 run's questions and answers, once the handler asked anything. */
+  round: RoundTrip | undefined
 
-  /** `bindings` name what is served (`{ resource: uri }`, `{ prompt: name }`) in every log line. */
-  constructor (call: Call, bindings: Record<string, unknown>) {
+  /**
+   * `bindings` name what is served (`{ resource: uri }`, `{ prompt: name }`) in every log line.
+   * `settings` only for the methods that may ask the client (tools/call, prompts/get,
+   * resources/read); elsewhere every question is answered `unsupported`. `retry`: what a
+   * 2026-07-28 retry brought.
+   */
+  constructor (call: Call, bindings: Record<string, unknown>, settings?: InputSettings, retry?: Retry) {
     this.era = call.era
     this.protocolVersion = call.protocolVersion
     this.client = call.client
@@ -27,6 +39,8 @@ export class FeatureContext implements RequestContext {
     this.requestId = call.id
     this.call = call
     this.bindings = bindings
+    this.settings = settings
+    this.retry = retry
   }
 
   get request (): RequestContext['request'] {
@@ -41,5 +55,31 @@ export class FeatureContext implements RequestContext {
   get signal (): AbortSignal {
     this.abortSignal ??= this.call.transport.signal()
     return this.abortSignal
+  }
+
+  get elicit (): Elicit {
+    return this.input().elicit
+  }
+
+  async sample (key: string, params: SamplingParams): Promise<SampleOutcome> {
+    return this.input().sample(key, params)
+  }
+
+  async roots (key: string): Promise<RootsOutcome> {
+    return this.input().roots(key)
+  }
+
+  /** Made on the first question: most handlers never ask one. */
+  private input (): ClientInput {
+    if (this.clientInput === undefined) {
+      let asker: Asker | undefined
+      if (this.settings !== undefined) {
+        asker = this.call.era === 'modern'
+          ? (this.round = new RoundTrip(this.retry?.answers))
+          : new StreamAsker(this.call, this.settings.timeout, () => this.signal)
+      }
+      this.clientInput = new ClientInput(this.call, asker)
+    }
+    return this.clientInput
   }
 }

@@ -47,7 +47,7 @@ export interface JsonRpcResponse {
 export type Message =
   | { kind: 'request', id: RequestId, method: string, params: Record<string, unknown> | undefined }
   | { kind: 'notification', method: string, params: Record<string, unknown> | undefined }
-  | { kind: 'response', id: RequestId | null }
+  | { kind: 'response', id: RequestId | null, result?: unknown, error?: unknown }
 
 function isPlainObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -70,7 +70,7 @@ export function readMessage (value: unknown): Message {
       if (id !== null && typeof id !== 'string' && typeof id !== 'number') {
         throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: a response "id" must be a string, a number or null', 400)
       }
-      return { kind: 'response', id: id as RequestId | null }
+      return { kind: 'response', id: id as RequestId | null, result: value.result, error: value.error }
     }
     throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" is missing', 400)
   }

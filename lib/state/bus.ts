@@ -11,6 +11,14 @@ export type ListName = 'tools' | 'resources' | 'prompts'
 export type BusEvent =
   | { readonly type: 'listChanged', readonly list: ListName }
   | { readonly type: 'resourceUpdated', readonly uri: string }
+  /**
+   * A 2025 client's response to a question this server asked (`elicitation/create` and the like),
+   * POSTed to an instance that is not the one waiting for it: whichever instance holds the
+   * question takes it.
+   */
+  | { readonly type: 'clientResponse', readonly sessionId: string, readonly id: string | number, readonly answer: ClientAnswer }
+
+import type { ClientAnswer } from '../protocol/input.js'
 
 export type BusListener = (event: BusEvent) => void
 

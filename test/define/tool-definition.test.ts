@@ -52,7 +52,7 @@ t.test('execute', async (t) => {
   refused(t, { name: 'demo' }, /^tool 'demo': 'execute' must be a function \(args, ctx\) => result, got undefined$/)
   refused(t, { name: 'demo', execute: 'run' }, /'execute' must be a function .*got string$/)
   // a misspelt execute is reported as the typo, which is the thing to fix
-  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, execute$/)
+  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute$/)
   t.equal(compileTool(tool()).definition.execute, execute, 'the definition is kept for calls')
 })
 

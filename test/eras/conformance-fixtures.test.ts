@@ -42,9 +42,10 @@ t.test('fixtures, with the demo tools kept', async (t) => {
   t.same(progress, [0, 50, 100])
   t.same(result.content, [{ type: 'text', text: 'Progress test completed' }])
 
+  // this client declared no sampling: the fixture says which capability it needs
   const failed = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' } })
   t.equal(failed.isError, true)
-  t.match((failed.content as any[])[0].text, /not supported yet \(issue 5\)/)
+  t.match((failed.content as any[])[0].text, /needs the client capabilities sampling/)
 
   const template = await client.readResource({ uri: 'test://template/123/data' })
   t.same(JSON.parse((template.contents[0] as any).text), { id: '123', templateTest: true, data: 'Data for ID: 123' })

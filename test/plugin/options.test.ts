@@ -44,7 +44,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, tools, resources, prompts, allowedHosts, allowedOrigins$/)
+  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins$/)
   await refused(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refused(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refused(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -124,6 +124,8 @@ t.test('defaults', async (t) => {
     sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000 },
     bus: undefined,
     events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
+    sealer: resolved.sealer,
+    inputTimeout: 600_000,
     tools: [],
     resources: [],
     prompts: []

@@ -1,6 +1,6 @@
 /** `prompts/list` and `prompts/get`, for both eras. */
 import { INTERNAL_ERROR, INVALID_PARAMS } from '../jsonrpc.js'
-import { ProtocolError } from '../../errors.js'
+import { ClientInputError, ProtocolError } from '../../errors.js'
 import { describe } from '../../define/describe.js'
 import { explain } from '../../define/messages.js'
 import { FeatureContext } from '../feature-context.js'
@@ -8,6 +8,7 @@ import { shapePrompt, type CompiledPrompt } from '../../define/prompt.js'
 import { resultJson } from '../results.js'
 import type { Call } from '../context.js'
 import type { Registry } from '../../registry.js'
+import { clientInputFailure, finishRound, readRetry, settle, type InputSettings } from '../input.js'
 
 /** Finds the prompt a request names by `field`, or throws -32602. */
 export function promptOf (registry: Registry, name: unknown, method: string): CompiledPrompt {
@@ -36,15 +37,20 @@ function argumentsOf (prompt: CompiledPrompt, params: Record<string, unknown>): 
   return copy
 }
 
-export async function getPrompt (registry: Registry, call: Call): Promise<string> {
+export async function getPrompt (registry: Registry, call: Call, input: InputSettings): Promise<string> {
   const prompt = promptOf(registry, call.params.name, 'prompts/get')
   const args = argumentsOf(prompt, call.params)
-  const ctx = new FeatureContext(call, { prompt: prompt.name })
+  const retry = call.era === 'modern' ? readRetry(input, call, prompt.name, call.params.arguments) : undefined
+  const ctx = new FeatureContext(call, { prompt: prompt.name }, input, retry)
   try {
-    const result = shapePrompt(await prompt.definition.get(args, ctx), prompt.definition.description)
-    return resultJson(registry, call.era, result)
+    const returned = await settle(prompt.definition.get(args, ctx))
+    // a question asked and not yet answered wins over whatever the handler did after it
+    const round = ctx.round === undefined ? undefined : finishRound(ctx.round, input, call, prompt.name, call.params.arguments)
+    if (round !== undefined) return resultJson(registry, 'modern', round)
+    return resultJson(registry, call.era, shapePrompt(returned(), prompt.definition.description))
   } catch (err) {
     if (err instanceof ProtocolError) throw err
+    if (err instanceof ClientInputError) throw clientInputFailure(`prompt '${prompt.name}'`, err)
     ctx.log.error({ err }, `prompt '${prompt.name}' failed`)
     throw new ProtocolError(INTERNAL_ERROR, `Internal error: prompt '${prompt.name}' failed`)
   }

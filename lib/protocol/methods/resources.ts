@@ -1,11 +1,12 @@
 /** `resources/list`, `resources/templates/list` and `resources/read`, for both eras. */
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND } from '../jsonrpc.js'
-import { ProtocolError } from '../../errors.js'
+import { ClientInputError, ProtocolError } from '../../errors.js'
 import { FeatureContext } from '../feature-context.js'
 import { shapeContents, type CompiledResource } from '../../define/resource.js'
 import { resultJson } from '../results.js'
 import type { Call } from '../context.js'
 import type { ListName, Registry } from '../../registry.js'
+import { clientInputFailure, finishRound, readRetry, settle, type InputSettings } from '../input.js'
 
 /** A page of one of the lists besides tools; a cursor that is not a string, or not ours, is -32602. */
 export function listPage (registry: Registry, call: Call, list: ListName): string {
@@ -39,16 +40,21 @@ function notFound (call: Call, uri: string): ProtocolError {
  * ProtocolError, which is sent as it is) or returns what we cannot send is -32603 with a generic
  * message; the error goes to the log.
  */
-export async function readResource (registry: Registry, call: Call): Promise<string> {
+export async function readResource (registry: Registry, call: Call, input: InputSettings): Promise<string> {
   const uri = call.params.uri
   if (typeof uri !== 'string') throw new ProtocolError(INVALID_PARAMS, 'Invalid params: resources/read needs "uri", the resource to read, as a string')
   const found = findResource(registry, uri)
   if (found === undefined) throw notFound(call, uri)
   const { resource, vars } = found
-  const ctx = new FeatureContext(call, { resource: uri })
+  const retry = call.era === 'modern' ? readRetry(input, call, uri, undefined) : undefined
+  const ctx = new FeatureContext(call, { resource: uri }, input, retry)
   let json: string
   try {
-    const returned = await resource.definition.read(uri, vars as never, ctx)
+    const settled = await settle(resource.definition.read(uri, vars as never, ctx))
+    // a question asked and not yet answered wins over whatever the handler did after it
+    const round = ctx.round === undefined ? undefined : finishRound(ctx.round, input, call, uri, undefined)
+    if (round !== undefined) return resultJson(registry, 'modern', round)
+    const returned = settled()
     if (returned === undefined || returned === null) throw notFound(call, uri)
     const contents = shapeContents(returned, uri, resource.definition.mimeType)
     json = call.era === 'modern'
@@ -56,6 +62,7 @@ export async function readResource (registry: Registry, call: Call): Promise<str
       : resultJson(registry, 'legacy', { contents })
   } catch (err) {
     if (err instanceof ProtocolError) throw err
+    if (err instanceof ClientInputError) throw clientInputFailure(`resource '${uri}'`, err)
     // a driver message or a path is not for the client
     ctx.log.error({ err }, `resource '${uri}' could not be read`)
     throw new ProtocolError(INTERNAL_ERROR, `Internal error: resource '${uri}' could not be read`)

@@ -1,7 +1,7 @@
 /** `tools/list` and `tools/call`, for both eras. */
 import { INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../jsonrpc.js'
 import { describe } from '../../define/describe.js'
-import { MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
+import { ClientInputError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
 import { CallContext, type Call } from '../context.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
@@ -9,6 +9,7 @@ import { rulesOf, type LegacyVersion } from '../eras.js'
 import { resultJson } from '../results.js'
 import type { Registry } from '../../registry.js'
 import type { CompiledTool } from '../../define/tool.js'
+import { finishRound, readRetry, type InputSettings } from '../input.js'
 
 export function listTools (registry: Registry, call: Call): string {
   const cursor = call.params.cursor
@@ -41,6 +42,9 @@ function argumentsOf (tool: CompiledTool, params: Record<string, unknown>): Reco
   return args as Record<string, unknown>
 }
 
+/** Stands for the result of a run that ended on an unanswered question; never sent. */
+const PENDING = errorResult('input required')
+
 function internalFailure (tool: CompiledTool): CallToolResult {
   return errorResult(`Tool '${tool.name}' failed with an internal error`)
 }
@@ -50,12 +54,19 @@ function internalFailure (tool: CompiledTool): CallToolResult {
  * sends no arguments object is a protocol error; whatever goes wrong after that is the tool's
  * failure, answered as a result with `isError: true`.
  */
-export async function callTool (registry: Registry, call: Call): Promise<string> {
+export async function callTool (registry: Registry, call: Call, input: InputSettings): Promise<string> {
   const tool = toolOf(registry, call.params)
   const args = argumentsOf(tool, call.params)
-  const ctx = new CallContext(call, tool.name)
+  const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
+  const ctx = new CallContext(call, tool.name, input, retry)
   try {
-    return resultJson(registry, call.era, await run(tool, args, call, ctx))
+    const result = await run(tool, args, call, ctx)
+    // a question asked and not yet answered wins over whatever the tool did after it
+    if (ctx.round !== undefined) {
+      const round = finishRound(ctx.round, input, call, tool.name, call.params.arguments)
+      if (round !== undefined) return resultJson(registry, 'modern', round)
+    }
+    return resultJson(registry, call.era, result)
   } catch (err) {
     if (err instanceof ProtocolError) throw err // a missing capability, answered as -32021
     // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
@@ -83,10 +94,25 @@ async function run (tool: CompiledTool, args: Record<string, unknown>, call: Cal
 
   let returned: unknown
   try {
-    returned = await tool.definition.execute(args, ctx)
+    let input: unknown = args
+    if (tool.definition.prepare !== undefined) {
+      const prepared = unwrap(await tool.definition.prepare(args, ctx))
+      if (prepared.error !== undefined) return errorResult(prepared.error.message, prepared.meta)
+      if (typeof prepared.value !== 'object' || prepared.value === null) {
+        ctx.log.error(`tool '${tool.name}': prepare must return the arguments for execute (an object), got ${describe(prepared.value)}`)
+        return internalFailure(tool)
+      }
+      input = prepared.value
+    }
+    returned = await tool.definition.execute(input, ctx)
   } catch (err) {
+    if (ctx.round?.asked === true) return PENDING // the answer will be input_required (callTool)
     if (err instanceof ToolError) return errorResult(err.message, err.meta)
     if (err instanceof MissingCapabilityError) return missing(tool, call, err)
+    if (err instanceof ClientInputError) {
+      ctx.log.warn({ err }, `tool '${tool.name}': a question to the client failed`)
+      return errorResult(`Tool '${tool.name}': ${err.message}`)
+    }
     // the details stay in the log: a stack trace or a driver message is not for the client
     ctx.log.error({ err }, `tool '${tool.name}' threw`)
     return internalFailure(tool)

@@ -1,0 +1,73 @@
+/**
+ * Questions this server asks 2025 clients mid-call (`elicitation/create`, `sampling/createMessage`,
+ * `roots/list`): each goes out as a JSON-RPC request on the call's event stream and waits here
+ * until the client POSTs its response on the same session, the timeout passes, or the call ends.
+ *
+ * Ids carry a random prefix per process, so that in a fleet an answer reaching the wrong instance
+ * can travel the bus to the right one without colliding with another instance's question.
+ */
+import { randomBytes } from 'node:crypto'
+import { ClientInputError } from '../errors.js'
+import type { ClientRequestOptions } from '../protocol/context.js'
+import type { ClientAnswer } from '../protocol/input.js'
+
+interface Pending {
+  settle (answer: ClientAnswer): void
+}
+
+/** A response's `result` or `error`, as a question's answer; an error without code or message is kept readable. */
+export function answerOf (result: unknown, error: unknown): ClientAnswer {
+  if (error === undefined) return { result }
+  const { code, message, data } = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>
+  return {
+    error: {
+      code: typeof code === 'number' ? code : -32603,
+      message: typeof message === 'string' ? message : 'the client sent an error without a message',
+      ...(data === undefined ? {} : { data })
+    }
+  }
+}
+
+export class ClientRequests {
+  /** Waiting questions by session and id. */
+  private readonly pending = new Map<string, Pending>()
+  private readonly prefix = randomBytes(6).toString('base64url')
+  private next = 0
+
+  /**
+   * Writes the request with `write` (false: the stream is gone) and resolves to the client's
+   * response; rejects with `ClientInputError` on timeout, abort, or a stream that is gone.
+   */
+  async send (sessionId: string, write: (message: string) => boolean, method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> {
+    const { timeout, signal, key } = options
+    const id = `sake-${this.prefix}-${++this.next}`
+    const slot = `${sessionId}\n${id}`
+    return new Promise((resolve, reject) => {
+      const cleanup = (): void => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onAbort)
+        this.pending.delete(slot)
+      }
+      const fail = (reason: ClientInputError['reason'], message: string): void => {
+        cleanup()
+        reject(new ClientInputError(key, method, reason, message))
+      }
+      const onAbort = (): void => fail('cancelled', `the call ended before the client answered ${method} ('${key}')`)
+      const timer = setTimeout(() => fail('timeout', `the client did not answer ${method} ('${key}') within ${timeout} ms`), timeout)
+      timer.unref()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.pending.set(slot, { settle: (answer) => { cleanup(); resolve(answer) } })
+      if (signal.aborted) onAbort()
+      else if (!write(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) fail('cancelled', `the client's stream closed before ${method} ('${key}') could be sent`)
+    })
+  }
+
+  /** Hands a client's response to the question it answers; false when no question here has that id. */
+  answer (sessionId: string, id: unknown, answer: ClientAnswer): boolean {
+    if (typeof id !== 'string') return false // ours are strings
+    const pending = this.pending.get(`${sessionId}\n${id}`)
+    if (pending === undefined) return false
+    pending.settle(answer)
+    return true
+  }
+}
