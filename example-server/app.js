@@ -1,7 +1,7 @@
 // The example MCP server: a plain Fastify app with fastify-sake registered on it.
 // `build()` returns the app without listening, so tests and server.js share it.
 import Fastify from 'fastify'
-import sake, { Type, defineTool, text, image, resource, resourceLink } from 'fastify-sake'
+import sake, { Type, defineTool, text, image, resource, resourceLink, toolError } from 'fastify-sake'
 import { registerConformance } from './conformance.js'
 
 // A 1x1 transparent PNG, so the content example needs no file on disk.
@@ -46,6 +46,24 @@ export const showcase = defineTool({
   ]
 })
 
+// Asks the person for a name mid-call. The same code serves a 2026-07-28 client (an input_required
+// round trip: the handler runs again with the answer) and a 2025 session (elicitation/create on the
+// call's stream). Nothing happens before the question, so running again is harmless.
+export const greet = defineTool({
+  name: 'greet',
+  description: 'Asks who to greet, then greets them',
+  annotations: { readOnly: true, openWorld: false },
+  async execute (args, ctx) {
+    const who = await ctx.elicit.form('who', 'Who should be greeted?', Type.Object({ name: Type.String({ description: 'A name' }) }))
+    switch (who.action) {
+      case 'accept': return `Hello, ${who.content.name}!`
+      case 'decline': return 'No greeting then.'
+      case 'cancel': return toolError('Cancelled.')
+      default: return toolError('This client does not support elicitation.')
+    }
+  }
+})
+
 /**
  * `options.conformance` (or CONFORMANCE=1 in the environment) adds the fixtures of the official
  * conformance suite from conformance.js: `npm run conformance` starts the server that way.
@@ -55,8 +73,10 @@ export async function build (options = {}) {
   await app.register(sake, {
     name: 'example-server',
     version: '0.1.0',
-    instructions: 'Example tools: add numbers, echo text, and a showcase of content blocks.',
-    tools: [add, echo, showcase]
+    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), and a showcase of content blocks.',
+    // a fleet shares this key (openssl rand -base64 32); without it each process makes its own, with a warning
+    requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
+    tools: [add, echo, greet, showcase]
   })
   if (options.conformance ?? process.env.CONFORMANCE === '1') registerConformance(app)
   return app

@@ -234,3 +234,65 @@ await Fastify().register(sake, { name: 'x', version: '1', resources: [profile] }
 expectType<number>()(app.mcp.resources.size)
 expectType<number>()(app.mcp.templates.size)
 expectType<number>()(app.mcp.prompts.size)
+
+// ---- questions to the client: form content follows the schema; outcomes are a union on `action`
+app.registerTool({
+  name: 'ask',
+  async execute (args, ctx) {
+    const who = await ctx.elicit.form('who', 'Who?', Type.Object({ name: Type.String(), age: Type.Optional(Type.Integer()) }))
+    if (who.action === 'accept') {
+      expectType<string>()(who.content.name)
+      expectType<number | undefined>()(who.content.age)
+      // @ts-expect-error no such field in the schema
+      void who.content.email
+    } else {
+      expectType<'decline' | 'cancel' | 'unsupported'>()(who.action)
+      // @ts-expect-error only an accepted form has content
+      void who.content
+    }
+    const plain = await ctx.elicit.form('p', 'P?', { type: 'object', properties: { x: { type: 'string' } } })
+    if (plain.action === 'accept') expectType<Record<string, unknown>>()(plain.content)
+    const sampled = await ctx.sample('s', { messages: [{ role: 'user', content: { type: 'text', text: 'q' } }], maxTokens: 5 })
+    if (sampled.action === 'accept') expectType<string>()(sampled.message.model)
+    // @ts-expect-error maxTokens is required
+    await ctx.sample('s', { messages: [] })
+    const roots = await ctx.roots('r')
+    if (roots.action === 'accept') expectType<string>()(roots.roots[0]!.uri)
+    const link = await ctx.elicit.url('u', 'Open', 'https://example.com')
+    expectType<'accept' | 'decline' | 'cancel' | 'unsupported'>()(link.action)
+    return 'ok'
+  }
+})
+
+// ---- prepare: execute's arguments are what prepare returns
+app.registerTool({
+  name: 'prepared',
+  args: { repo: Type.String() },
+  async prepare ({ repo }, ctx) {
+    expectType<string>()(repo)
+    const sure = await ctx.elicit.form('c', 'Sure?', Type.Object({ yes: Type.Boolean() }))
+    if (sure.action !== 'accept') return toolError('kept')
+    return { repo, confirmed: sure.content.yes }
+  },
+  execute (args) {
+    expectType<{ repo: string, confirmed: boolean }>()(args)
+    // @ts-expect-error prepare returned no such field
+    void args.force
+    return args.repo
+  }
+})
+defineTool({
+  name: 'prepared_defined',
+  input: Type.Object({ n: Type.Number() }),
+  prepare: ({ n }) => ({ doubled: n * 2 }),
+  execute: ({ doubled }) => { expectType<number>()(doubled); return doubled }
+})
+// without prepare, execute still gets the schema's type
+defineTool({ name: 'unprepared', args: { n: Type.Number() }, execute: (args) => { expectType<{ n: number }>()(args); return args.n } })
+// a prompt's get and a resource's read can ask too
+definePrompt({ name: 'p_asks', get: async (args, ctx) => { const r = await ctx.roots('r'); return r.action } })
+
+// ---- requestState and inputTimeout options
+await app.register(sake, { name: 'x', version: '1', requestState: { keys: ['a', new Uint8Array(32)], ttl: 1000 }, inputTimeout: 5000 })
+// @ts-expect-error keys are strings or bytes
+await app.register(sake, { name: 'x', version: '1', requestState: { keys: [1] } })

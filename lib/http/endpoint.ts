@@ -119,14 +119,17 @@ function streams (endpoint: Endpoint, request: FastifyRequest, call: Call): bool
 
 /** Runs a call with its response open as an event stream: notifications first, then the answer. */
 async function answerStreaming (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
-  return endpoint.streams.respond(request, reply, call, async (streaming) => {
-    try {
-      return resultText(call.id, await dispatch(endpoint.state, streaming))
-    } catch (err) {
-      const error = err instanceof ProtocolError ? err : internalError(request, err)
-      return JSON.stringify(errorBody(call.id, error))
-    }
-  })
+  return endpoint.streams.respond(request, reply, call, async (streaming) => runToText(endpoint, request, streaming))
+}
+
+/** Runs a call and returns its whole response, result or error, as JSON text (for a stream, or deferred JSON). */
+async function runToText (endpoint: Endpoint, request: FastifyRequest, call: Call): Promise<string> {
+  try {
+    return resultText(call.id, await dispatch(endpoint.state, call))
+  } catch (err) {
+    const error = err instanceof ProtocolError ? err : internalError(request, err)
+    return JSON.stringify(errorBody(call.id, error))
+  }
 }
 
 function internalError (request: FastifyRequest, err: unknown): ProtocolError {
@@ -209,13 +212,7 @@ function mayAsk (request: FastifyRequest, call: Call): boolean {
 /** Answers a 2025 call as JSON, or as an event stream if its handler asked the client something. */
 async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
   const deferred = endpoint.streams.deferred(request, reply, call)
-  let answer: string
-  try {
-    answer = resultText(call.id, await dispatch(endpoint.state, deferred.call))
-  } catch (err) {
-    const error = err instanceof ProtocolError ? err : internalError(request, err)
-    answer = JSON.stringify(errorBody(call.id, error))
-  }
+  const answer = await runToText(endpoint, request, deferred.call)
   if (deferred.end(answer)) return reply
   return sendJson(reply, 200, answer)
 }

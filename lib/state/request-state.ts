@@ -12,7 +12,7 @@
  * arguments, and an expiry. It is not single-use: a server that needs "at most once" must track
  * that itself (the spec's warning says the same).
  *
- * Not wired yet (issue 5 groundwork): nothing in the plugin imports this file.
+ * The plugin makes one sealer per server from the `requestState` option (options.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 import { ProtocolError, SakeOptionError } from '../errors.js'

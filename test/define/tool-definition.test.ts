@@ -54,6 +54,7 @@ t.test('execute', async (t) => {
   // a misspelt execute is reported as the typo, which is the thing to fix
   refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute$/)
   t.equal(compileTool(tool()).definition.execute, execute, 'the definition is kept for calls')
+  refused(t, tool({ prepare: { args: 1 } }), /^tool 'demo': 'prepare' must be a function \(args, ctx\) => arguments for execute, got object$/)
 })
 
 t.test('unknown definition keys are refused, not ignored', async (t) => {

@@ -4,6 +4,7 @@ import t from 'tap'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { startExample, type Running } from '../helpers/example.js'
 
 let server: Running
@@ -11,7 +12,8 @@ t.before(async () => { server = await startExample() })
 t.teardown(async () => server.stop())
 
 t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', async (t) => {
-  const client = new ModernClient({ name: 'modern-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  const client = new ModernClient({ name: 'modern-test', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Modern' } }))
   await client.connect(new ModernTransport(server.url))
   t.teardown(() => client.close())
   t.equal(client.getProtocolEra(), 'modern')
@@ -19,7 +21,7 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
   t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo'])
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo', 'greet'])
   const add = tools.find((tool) => tool.name === 'add')!
   t.equal((add.inputSchema.properties as any).precision['x-mcp-header'], 'Precision', 'the header annotation reaches the client')
 
@@ -39,10 +41,14 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
 
   const showcase = await client.callTool({ name: 'content_showcase', arguments: {} })
   t.same((showcase.content as any[]).map((block) => block.type), ['text', 'image', 'resource', 'resource_link'])
+
+  const greeted = await client.callTool({ name: 'greet', arguments: {} })
+  t.same(greeted.content, [{ type: 'text', text: 'Hello, Modern!' }], 'asked for a name through an input_required round trip')
 })
 
 t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example server', async (t) => {
-  const client = new LegacyClient({ name: 'legacy-test', version: '1.0.0' })
+  const client = new LegacyClient({ name: 'legacy-test', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Legacy' } }))
   const transport = new LegacyTransport(server.url)
   await client.connect(transport)
   t.match(transport.sessionId, /^[\x21-\x7E]{16,}$/, 'a session id of visible ASCII')
@@ -50,13 +56,15 @@ t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example
   t.equal(transport.protocolVersion, '2025-11-25')
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo'])
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo', 'greet'])
   const plain = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })
   t.same(plain.structuredContent, { sum: 42 })
   const rounded = await client.callTool({ name: 'add', arguments: { a: 1, b: 2.555, precision: 1 } })
   t.same(rounded.structuredContent, { sum: 3.6 })
   const echo = await client.callTool({ name: 'echo', arguments: { text: 'same text back' } })
   t.same(echo.content, [{ type: 'text', text: 'same text back' }])
+  const greeted = await client.callTool({ name: 'greet', arguments: {} })
+  t.same(greeted.content, [{ type: 'text', text: 'Hello, Legacy!' }], 'asked for a name with elicitation/create on the stream')
 
   await transport.terminateSession()
   t.equal(transport.sessionId, undefined, 'DELETE ended the session')

@@ -200,3 +200,17 @@ t.test('sessions.maxSessions reaches the default store', async (t) => {
   const res = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': first } })
   t.equal(res.statusCode, 404, 'the first session made room for the second')
 })
+
+t.test('requestState and inputTimeout', async (t) => {
+  await refused(t, { ...base, requestState: 'key' }, /^fastify-sake: option 'requestState' must be an object \{ keys\?, ttl\? \}/)
+  await refused(t, { ...base, requestState: { key: ['x'] } }, /unknown option 'requestState\.key' \(did you mean 'requestState\.keys'\?\)/)
+  await refused(t, { ...base, requestState: { ttl: 0 } }, /option 'requestState\.ttl' must be an integer >= 1 \(milliseconds\), got 0/)
+  await refused(t, { ...base, requestState: { keys: [] } }, /^fastify-sake: option requestState keys is empty/)
+  await refused(t, { ...base, requestState: { keys: ['c2hvcnQ='] } }, /^fastify-sake: option requestState keys\[0\] decodes to 5 bytes/)
+  await refused(t, { ...base, inputTimeout: -1 }, /option 'inputTimeout' must be an integer >= 1 \(milliseconds\), got -1/)
+  const resolved = resolveOptions({ ...base, requestState: { keys: [Buffer.alloc(32, 7)], ttl: 1000 }, inputTimeout: 5 })
+  t.equal(resolved.sealer.ephemeral, false)
+  t.equal(resolved.sealer.ttl, 1000)
+  t.equal(resolved.inputTimeout, 5)
+  t.equal(resolveOptions(base).sealer.ephemeral, true, 'a random key by default')
+})
