@@ -238,7 +238,7 @@ expectType<number>()(app.mcp.prompts.size)
 // ---- questions to the client: form content follows the schema; outcomes are a union on `action`
 app.registerTool({
   name: 'ask',
-  async execute (args, ctx) {
+  async execute (_args, ctx) {
     const who = await ctx.elicit.form('who', 'Who?', Type.Object({ name: Type.String(), age: Type.Optional(Type.Integer()) }))
     if (who.action === 'accept') {
       expectType<string>()(who.content.name)
@@ -288,9 +288,9 @@ defineTool({
   execute: ({ doubled }) => { expectType<number>()(doubled); return doubled }
 })
 // without prepare, execute still gets the schema's type
-defineTool({ name: 'unprepared', args: { n: Type.Number() }, execute: (args) => { expectType<{ n: number }>()(args); return args.n } })
+defineTool({ name: 'unprepared', args: { n: Type.Number() }, execute: ({ n }) => { expectType<number>()(n); return n } })
 // a prompt's get and a resource's read can ask too
-definePrompt({ name: 'p_asks', get: async (args, ctx) => { const r = await ctx.roots('r'); return r.action } })
+definePrompt({ name: 'p_asks', get: async (_args, ctx) => { const r = await ctx.roots('r'); return r.action } })
 
 // ---- requestState and inputTimeout options
 await app.register(sake, { name: 'x', version: '1', requestState: { keys: ['a', new Uint8Array(32)], ttl: 1000 }, inputTimeout: 5000 })
