@@ -61,11 +61,12 @@ export class FeatureContext implements RequestContext {
     return this.input().elicit
   }
 
-  async sample (key: string, params: SamplingParams): Promise<SampleOutcome> {
+  // not async: the promise handed out is the one marked handled (protocol/input.ts)
+  sample (key: string, params: SamplingParams): Promise<SampleOutcome> {
     return this.input().sample(key, params)
   }
 
-  async roots (key: string): Promise<RootsOutcome> {
+  roots (key: string): Promise<RootsOutcome> {
     return this.input().roots(key)
   }
 

@@ -122,15 +122,37 @@ function formSchema (schema: unknown): { schema: Record<string, unknown>, text: 
   return { schema: plain, text }
 }
 
+/**
+ * Marks a question's promise as handled, and returns it. A handler that starts two questions and
+ * awaits one at a time leaves the second one's rejection (the round's end, in 2026-07-28; a
+ * timeout, in a 2025 session) unobserved, and Node ends the process on an unhandled rejection:
+ * a server must not crash for that. Whoever awaits the promise still gets the rejection.
+ */
+function handled<T> (promise: Promise<T>): Promise<T> {
+  promise.catch(noop)
+  return promise
+}
+
+function noop (): void {}
+
 /** The questions of one handler run: what `ctx.elicit`, `ctx.sample` and `ctx.roots` do. */
 export class ClientInput implements InputContext {
   readonly elicit: Elicit
 
   constructor (private readonly call: Call, private readonly asker: Asker | undefined) {
     this.elicit = {
-      form: async (key, message, schema) => this.form(key, message, schema),
-      url: async (key, message, url) => this.url(key, message, url)
+      // not async: an async wrapper would hand out a new promise, unhandled again
+      form: (key, message, schema) => handled(this.form(key, message, schema)),
+      url: (key, message, url) => handled(this.url(key, message, url))
     }
+  }
+
+  sample (key: string, params: SamplingParams): Promise<SampleOutcome> {
+    return handled(this.sampleOnce(key, params))
+  }
+
+  roots (key: string): Promise<RootsOutcome> {
+    return handled(this.rootsOnce(key))
   }
 
   private async form<S> (key: string, message: string, schema: S): Promise<FormOutcome<FormContent<S>>> {
@@ -172,7 +194,7 @@ export class ClientInput implements InputContext {
     return { action, content: answer.content }
   }
 
-  async sample (key: string, params: SamplingParams): Promise<SampleOutcome> {
+  private async sampleOnce (key: string, params: SamplingParams): Promise<SampleOutcome> {
     checkKey(key)
     if (!isObject(params) || !Array.isArray(params.messages) || typeof params.maxTokens !== 'number') {
       throw new TypeError(`fastify-sake: ctx.sample('${key}') needs { messages: [...], maxTokens: number }`)
@@ -186,7 +208,7 @@ export class ClientInput implements InputContext {
     return { action: 'accept', message: answer as unknown as Extract<SampleOutcome, { action: 'accept' }>['message'] }
   }
 
-  async roots (key: string): Promise<RootsOutcome> {
+  private async rootsOnce (key: string): Promise<RootsOutcome> {
     checkKey(key)
     if (this.asker === undefined || capability(this.call, 'roots') === undefined) return UNSUPPORTED
     const answer = await this.asker.ask(key, { method: 'roots/list', params: {} })

@@ -396,3 +396,27 @@ t.test('answers of the wrong shape for sampling and roots', async (t) => {
   t.match(badRoots.body.error.message, /not a valid answer to roots\/list: expected a roots result/)
   await app.close()
 })
+
+t.test('a question started and never awaited does not crash the process', async (t) => {
+  const app = await server()
+  let unhandled = 0
+  const count = (): void => { unhandled++ }
+  process.on('unhandledRejection', count)
+  t.teardown(() => { process.off('unhandledRejection', count) })
+  app.registerTool({
+    name: 'two_at_a_time',
+    async execute (args, ctx) {
+      const first = ctx.elicit.form('first', 'First?', Type.Object({ a: Type.String() }))
+      const second = ctx.sample('second', { messages: [], maxTokens: 1 })
+      const third = ctx.roots('third')
+      const fourth = ctx.elicit.url('fourth', 'Open', 'https://example.com')
+      await first // ends the round: the others reject unobserved
+      return [await second, await third, await fourth].length
+    }
+  })
+  const answer = await call(app, { name: 'two_at_a_time' })
+  t.same(Object.keys(answer.body.result.inputRequests), ['first', 'second', 'third', 'fourth'])
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(unhandled, 0)
+  await app.close()
+})
