@@ -147,3 +147,20 @@ export class ToolError extends Error {
     this.meta = options?.meta
   }
 }
+
+/**
+ * A request refused by authorization: 401 (no token, a token we do not accept, or a sign-in that
+ * is too weak or too old for the tool) or 403 (a scope the token lacks). `challenge` is the
+ * `WWW-Authenticate` value sent with it (RFC 6750, RFC 9470), which is what OAuth clients act on;
+ * the body is a JSON-RPC error (`-32600`, the code the endpoint's other HTTP-level refusals use)
+ * with `data.error` set to the RFC's error code when there is one.
+ */
+export class AuthorizationError extends ProtocolError {
+  readonly challenge: string
+
+  constructor (status: 401 | 403, message: string, challenge: string, data?: Record<string, unknown>) {
+    super(-32600, message, status, data) // INVALID_REQUEST: protocol/jsonrpc.ts imports this file
+    this.name = 'AuthorizationError'
+    this.challenge = challenge
+  }
+}

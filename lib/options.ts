@@ -13,6 +13,7 @@ import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
 import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './registry.js'
 import { hostEntry, originEntry } from './http/origin.js'
+import { resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from './auth/options.js'
 
 export interface SessionOptions {
   /** Where 2025 sessions live; default: in memory, bounded by the two options below. */
@@ -79,6 +80,13 @@ export interface SakeOptions {
    * 127.0.0.1 and [::1] on any port. `false`: no Origin check.
    */
   allowedOrigins?: string[] | false
+  /**
+   * Authorization as an OAuth 2.1 resource server: bearer tokens on every request, scopes per
+   * tool, step-up, Protected Resource Metadata. Default false: no token, every tool allowed.
+   */
+  auth?: AuthOptions | false
+  /** The scopes tools, resources and prompts may require (`scope`), each with its description. */
+  scopes?: ScopesOption
 }
 
 export interface ResolvedOptions {
@@ -98,6 +106,9 @@ export interface ResolvedOptions {
   /** undefined: the loopback default; false: no check. */
   readonly allowedHosts: readonly string[] | false | undefined
   readonly allowedOrigins: readonly string[] | false | undefined
+  /** undefined: authorization is off. */
+  readonly auth: ResolvedAuth | undefined
+  readonly scopes: ReadonlyMap<string, string>
 }
 
 export const defaults = Object.freeze({
@@ -113,11 +124,11 @@ export const defaults = Object.freeze({
   eventIdleTimeout: 5 * 60_000 // 5 minutes, in ms: long enough for a client to reconnect
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 
-function got (value: unknown): string {
+export function got (value: unknown): string {
   if (value === undefined) return 'nothing'
   if (typeof value === 'function') return 'a function'
   if (typeof value === 'number') return `${String(value)} (number)` // JSON would show NaN as null
@@ -132,11 +143,11 @@ function got (value: unknown): string {
   return `${json.length > 60 ? json.slice(0, 57) + '...' : json} (${type})`
 }
 
-function fail (option: string, accepts: string, value: unknown): never {
+export function fail (option: string, accepts: string, value: unknown): never {
   throw new SakeOptionError(`fastify-sake: option '${option}' must be ${accepts}, got ${got(value)}`)
 }
 
-function isObject (value: unknown): value is Record<string, unknown> {
+export function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
@@ -174,7 +185,7 @@ function nearest (key: string, known: string[]): string | undefined {
   return known.find((k) => distance(lower, k.toLowerCase()) <= (k.length > 5 ? 2 : 1))
 }
 
-function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
+export function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       const near = nearest(key, known)
@@ -286,6 +297,8 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],
     allowedHosts: allowList(input, 'allowedHosts', "host names ('localhost', 'mcp.example.com:8443')", hostEntry),
-    allowedOrigins: allowList(input, 'allowedOrigins', "origins ('https://app.example.com')", originEntry)
+    allowedOrigins: allowList(input, 'allowedOrigins', "origins ('https://app.example.com')", originEntry),
+    auth: resolveAuth(input.auth),
+    scopes: resolveScopes(input.scopes)
   })
 }

@@ -11,6 +11,8 @@ import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
 import { iconsProblem, type Icon } from './content.js'
 import type { ToolErrorResult, WithMeta } from './result.js'
+import type { AuthInfo } from '../protocol/auth-info.js'
+import type { Authentication, ScopeRequirement } from '../auth/access.js'
 
 /** Advisory hints for clients (the spec's `*Hint` fields); never enforced by the server. */
 export interface ToolAnnotations {
@@ -44,6 +46,8 @@ export interface RequestContext {
   readonly sessionId: string | undefined
   /** The JSON-RPC id of the request. */
   readonly requestId: string | number
+  /** The verified caller (subject, scopes, claims) when `auth` is on; undefined otherwise. */
+  readonly auth: AuthInfo | undefined
 }
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -101,6 +105,10 @@ interface ToolBase<O> {
   stream?: boolean
   /** The output schema (`outputSchema`); results are validated against it. */
   output?: O
+  /** With `auth` on: the scope (or every one of several) a token must grant to call the tool. */
+  scope?: ScopeRequirement
+  /** With `auth` on: how the person must have signed in (step-up, RFC 9470). */
+  authentication?: Authentication
 }
 
 /** A tool whose arguments are a map of TypeBox properties; `execute` gets them typed. */
@@ -158,7 +166,7 @@ export interface CompiledTool {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'execute'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'execute', 'scope', 'authentication'])
 
 /** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
 const HINTS = new Map<string, string>([

@@ -15,7 +15,7 @@ export function listTools (registry: Registry, call: Call): string {
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string')
   }
-  const page = registry.toolsPage(call.era, cursor)
+  const page = registry.toolsPage(call.era, cursor, call.auth)
   if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
   return page
 }
