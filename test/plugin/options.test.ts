@@ -127,7 +127,9 @@ t.test('defaults', async (t) => {
     events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
     tools: [],
     resources: [],
-    prompts: []
+    prompts: [],
+    auth: undefined,
+    scopes: new Map()
   })
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(resolved.info) && Object.isFrozen(resolved.sessions) && Object.isFrozen(resolved.tools), 'frozen')
   t.ok(Object.isFrozen(defaults))
