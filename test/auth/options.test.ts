@@ -94,8 +94,7 @@ t.test('scopes: scope tokens with descriptions', async (t) => {
 
 t.test('a register with a bad auth option fails, and nothing is served', async (t) => {
   const app = Fastify()
-  await app.register(sake, { ...base, auth: { ...auth, resource: 'nope' } } as never)
-  await t.rejects(app.ready(), SakeOptionError)
+  await t.rejects(async () => { await app.register(sake, { ...base, auth: { ...auth, resource: 'nope' } } as never) }, SakeOptionError)
 })
 
 t.test('scope and authentication on definitions: registration errors', async (t) => {
