@@ -96,11 +96,13 @@ export class Registry {
   private listPages: Record<ListName, Pages> | undefined
   /** What each item demands of the caller (`scope`, `authentication`); items without a demand are absent. */
   readonly access = new Map<object, Requirement>()
+  private readonly declared: ReadonlyMap<string, string>
   /** With `hideForbidden`: the pages per set of held declared scopes, built on first use. */
   private readonly filtered = new Map<string, Record<ListName | 'tools', Pages>>()
 
   constructor (options: RegistryOptions) {
     this.options = options
+    this.declared = options.scopes ?? new Map()
     this.serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: options.info })
   }
 
@@ -138,7 +140,7 @@ export class Registry {
 
   /** Records what an item demands of callers; before it is listed, so a bad `scope` leaves nothing behind. */
   private require (item: object, definition: object, fail: (message: string) => never): void {
-    const requirement = requirementOf(definition as { scope?: unknown, authentication?: unknown }, this.options.scopes ?? new Map(), fail)
+    const requirement = requirementOf(definition as { scope?: unknown, authentication?: unknown }, this.declared, fail)
     if (requirement !== undefined) this.access.set(item, requirement)
   }
 
@@ -147,7 +149,7 @@ export class Registry {
    * scopes it holds (so callers with the same grants share them), `cacheScope: 'private'`.
    */
   private pagesFor (auth: AuthInfo): Record<ListName | 'tools', Pages> {
-    const held = [...(this.options.scopes ?? new Map()).keys()].filter((scope) => auth.scopes.includes(scope))
+    const held = [...this.declared.keys()].filter((scope) => auth.scopes.includes(scope))
     const key = held.join(' ')
     const cached = this.filtered.get(key)
     if (cached !== undefined) return cached

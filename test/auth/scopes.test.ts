@@ -231,3 +231,25 @@ t.test('many different grants: the cache of filtered pages stays bounded', async
   }
   t.pass('300 grant sets listed correctly')
 })
+
+t.test('malformed requests behind auth still get the method\'s own error', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  app.registerResource({ uriTemplate: 'issues://{id}', name: 'Issue', scope: 'issues:read', read: (_uri, { id }) => `issue ${id}`, complete: () => ['1'] })
+  const token = bearer(await issuer.sign({ scope: '' }))
+  const cases: Array<[string, Record<string, unknown>, number]> = [
+    ['tools/call', { arguments: {} }, -32602],
+    ['resources/read', { uri: 5 }, -32602],
+    ['prompts/get', { name: 5 }, -32602],
+    ['completion/complete', { ref: { type: 'ref/resource', uri: 5 }, argument: { name: 'id', value: '' } }, -32602],
+    ['completion/complete', { ref: { type: 'ref/resource', uri: 'nope://{x}' }, argument: { name: 'x', value: '' } }, -32602],
+    ['completion/complete', { ref: { type: 'ref/other' }, argument: { name: 'x', value: '' } }, -32602]
+  ]
+  for (const [method, params, code] of cases) {
+    const res = await app.inject(modernRequest(method, params, { ...token, 'mcp-name': undefined }))
+    t.equal(rpc(res).error?.code, code, `${method} ${JSON.stringify(params)}`)
+  }
+  // without a token, an Mcp-Name the server does not know gives no scope hint
+  const anonymous = await app.inject(modernRequest('tools/call', { name: 'nope', arguments: {} }))
+  t.equal(anonymous.headers['www-authenticate'], `Bearer resource_metadata="${METADATA_URL}"`)
+})

@@ -26,6 +26,7 @@ const tokens = new Map<string, unknown>([
   ['opaque-bad-claims', { subject: 'erin', claims: 'x' }],
   ['opaque-bad-time', { subject: 'erin', authTime: 'yesterday' }],
   ['opaque-null', null],
+  ['opaque-string', 'alice'],
   ['opaque-array', []]
 ])
 
@@ -60,7 +61,7 @@ t.test('verify: any verifier plugs in; what it returns becomes ctx.auth', async 
   const expired = await call('opaque-expired')
   t.equal(expired.statusCode, 401, 'a past expiresAt is refused even if verify accepted it')
 
-  for (const token of ['opaque-bad-shape', 'opaque-bad-scopes', 'opaque-bad-scopes-type', 'opaque-bad-acr', 'opaque-bad-claims', 'opaque-bad-time', 'opaque-null', 'opaque-array']) {
+  for (const token of ['opaque-bad-shape', 'opaque-bad-scopes', 'opaque-bad-scopes-type', 'opaque-bad-acr', 'opaque-bad-claims', 'opaque-bad-time', 'opaque-null', 'opaque-string', 'opaque-array']) {
     lines.length = 0
     const res = await call(token)
     t.equal(res.statusCode, 500, `${token}: a verifier bug is ours to fix, not the client's`)
