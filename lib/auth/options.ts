@@ -26,10 +26,11 @@ export interface Caller {
 /** Verifies a bearer token and returns the caller, or throws (any error: the client gets a 401). */
 export type VerifyToken = (token: string, request: FastifyRequest) => Caller | Promise<Caller>
 
-/** A Fastify `onRequest` hook that authenticates the request its own way (e.g. `@fastify/jwt`'s `app.authenticate`). */
-export type AuthenticateHook =
-  | ((this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>)
-  | ((this: FastifyInstance, request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void)
+/**
+ * A Fastify `onRequest` hook that authenticates the request its own way (e.g. `@fastify/jwt`'s
+ * `app.authenticate`): async, or with a `done` callback as its third parameter.
+ */
+export type AuthenticateHook = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => unknown
 
 export interface AuthOptions {
   /** This server's canonical URI (RFC 8707 / RFC 9728 `resource`), e.g. `https://mcp.example.com/mcp`. */
