@@ -104,7 +104,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     throw new SakeOptionError('fastify-sake: an MCP server is already registered in this context or a parent of it; register each server in its own sibling context: app.register(async (child) => { await child.register(sake, {...}) })')
   }
 
-  const registry = new Registry({ info: options.info, ttl: options.ttl, pageSize: options.pageSize, scopes: options.scopes, hideForbidden: options.auth?.hideForbidden })
+  const registry = new Registry({ info: options.info, ttl: options.ttl, pageSize: options.pageSize, scopes: options.scopes, hideForbidden: options.auth?.hideForbidden, metadataUrl: options.auth?.metadataUrl })
   const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
   const state: ServerState = { registry, instructions: options.instructions, discover: undefined, sessions }
   const bus = options.bus ?? new MemoryBus()
@@ -197,7 +197,7 @@ export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
-  AuthorizationError
+  AuthorizationError, InsufficientScopeError
 } from './errors.js'
 export type { SakeOptions, SessionOptions, EventOptions } from './options.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'

@@ -31,6 +31,8 @@ export interface RegistryOptions {
   scopes?: ReadonlyMap<string, string>
   /** Lists show each caller only what its scopes allow (`auth.hideForbidden`), as private results. */
   hideForbidden?: boolean
+  /** With auth on: the Protected Resource Metadata URL that challenges name. */
+  metadataUrl?: string
 }
 
 /** Sets of filtered pages kept at once (one per combination of held scopes seen). */

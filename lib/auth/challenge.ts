@@ -40,7 +40,7 @@ export function invalidToken (metadataUrl: string): AuthorizationError {
 }
 
 /** 403 naming every scope the operation needs, in one challenge (the spec asks not to challenge one scope at a time). */
-export function insufficientScope (metadataUrl: string, scopes: readonly string[], what: string): AuthorizationError {
+export function insufficientScope (metadataUrl: string | undefined, scopes: readonly string[], what: string): AuthorizationError {
   return new AuthorizationError(403,
     `Forbidden: ${what} needs the scope${scopes.length === 1 ? '' : 's'} ${scopes.join(', ')}, which the access token does not grant`,
     challenge([['error', 'insufficient_scope'], ['scope', scopes.join(' ')], ['resource_metadata', metadataUrl], ['error_description', 'The access token lacks a scope this operation needs']]),

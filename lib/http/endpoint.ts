@@ -9,7 +9,7 @@ import {
   INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, errorBody, idOf, readMessage, resultText,
   type Message, type RequestId
 } from '../protocol/jsonrpc.js'
-import { ProtocolError } from '../errors.js'
+import { AuthorizationError, ProtocolError } from '../errors.js'
 import { isModern, readModernMeta } from '../protocol/meta.js'
 import { LEGACY_VERSIONS, SUPPORTED_VERSIONS, isLegacyVersion, isModernVersion, rulesOf } from '../protocol/eras.js'
 import { dispatch, type ServerState } from '../protocol/dispatch.js'
@@ -207,7 +207,7 @@ async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply:
     const call = legacyCall(request, reply, session, message)
     if (streams(endpoint, request, call)) return answerStreaming(endpoint, request, reply, call)
   }
-  return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message))
+  return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message, true))
 }
 
 /** 2025 calls that `notifications/cancelled` can stop (per process: see `cancellation.ts`). */
@@ -244,7 +244,7 @@ async function notify (endpoint: Endpoint, session: Session, method: string, par
  * Runs one legacy request and returns its whole JSON-RPC response, result or error (in a batch
  * each item has its own; none of them can set the HTTP status).
  */
-async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Request): Promise<string> {
+async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Request, alone = false): Promise<string> {
   try {
     if (message.method === 'initialize') {
       throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
@@ -254,6 +254,8 @@ async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply:
   } catch (err) {
     /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
     if (!(err instanceof ProtocolError)) throw err
+    // a refusal by authorization needs its status and challenge, which a message alone can have
+    if (alone && err instanceof AuthorizationError) throw err
     return JSON.stringify(errorBody(message.id, err))
   }
 }

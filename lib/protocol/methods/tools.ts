@@ -1,7 +1,8 @@
 /** `tools/list` and `tools/call`, for both eras. */
 import { INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../jsonrpc.js'
 import { describe } from '../../define/describe.js'
-import { MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
+import { InsufficientScopeError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
+import { insufficientScope } from '../../auth/challenge.js'
 import { CallContext, type Call } from '../context.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
@@ -55,7 +56,7 @@ export async function callTool (registry: Registry, call: Call): Promise<string>
   const args = argumentsOf(tool, call.params)
   const ctx = new CallContext(call, tool.name)
   try {
-    return resultJson(registry, call.era, await run(tool, args, call, ctx))
+    return resultJson(registry, call.era, await run(registry, tool, args, call, ctx))
   } catch (err) {
     if (err instanceof ProtocolError) throw err // a missing capability, answered as -32021
     // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
@@ -75,7 +76,7 @@ function missing (tool: CompiledTool, call: Call, err: MissingCapabilityError): 
   throw new ProtocolError(MISSING_CLIENT_CAPABILITY, message, 400, { requiredCapabilities: err.requiredCapabilities })
 }
 
-async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
+async function run (registry: Registry, tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
   // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
   if (!tool.validate(args)) {
     return errorResult(`Invalid arguments for tool '${tool.name}': ${explain(tool.validate.errors)}`)
@@ -87,6 +88,8 @@ async function run (tool: CompiledTool, args: Record<string, unknown>, call: Cal
   } catch (err) {
     if (err instanceof ToolError) return errorResult(err.message, err.meta)
     if (err instanceof MissingCapabilityError) return missing(tool, call, err)
+    // the tool found it needs more than its declared scopes: refused as a declared scope is
+    if (err instanceof InsufficientScopeError) throw insufficientScope(registry.options.metadataUrl, err.scopes, `tool '${tool.name}'`)
     // the details stay in the log: a stack trace or a driver message is not for the client
     ctx.log.error({ err }, `tool '${tool.name}' threw`)
     return internalFailure(tool)
