@@ -3,6 +3,7 @@
 import Fastify from 'fastify'
 import sake, { Type, defineTool, text, image, resource, resourceLink } from 'fastify-sake'
 import { registerConformance } from './conformance.js'
+import { exampleAuth } from './auth.js'
 
 // A 1x1 transparent PNG, so the content example needs no file on disk.
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -49,15 +50,19 @@ export const showcase = defineTool({
 /**
  * `options.conformance` (or CONFORMANCE=1 in the environment) adds the fixtures of the official
  * conformance suite from conformance.js: `npm run conformance` starts the server that way.
+ * `options.auth` (or AUTH=1) turns authorization on for a server at `options.baseUrl` (see auth.js).
  */
 export async function build (options = {}) {
   const app = Fastify({ logger: options.logger ?? { level: process.env.LOG_LEVEL ?? 'info' } })
+  const auth = (options.auth ?? process.env.AUTH === '1') ? await exampleAuth(options.baseUrl) : undefined
   await app.register(sake, {
     name: 'example-server',
     version: '0.1.0',
     instructions: 'Example tools: add numbers, echo text, and a showcase of content blocks.',
-    tools: [add, echo, showcase]
+    tools: [add, echo, showcase, ...(auth?.tools ?? [])],
+    ...auth?.options
   })
+  if (auth !== undefined) await auth.install(app)
   if (options.conformance ?? process.env.CONFORMANCE === '1') registerConformance(app)
   return app
 }
