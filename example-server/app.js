@@ -3,6 +3,7 @@
 import Fastify from 'fastify'
 import sake, { Type, defineTool, text, image, resource, resourceLink, toolError } from 'fastify-sake'
 import { registerConformance } from './conformance.js'
+import { exampleAuth } from './auth.js'
 
 // A 1x1 transparent PNG, so the content example needs no file on disk.
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -67,17 +68,21 @@ export const greet = defineTool({
 /**
  * `options.conformance` (or CONFORMANCE=1 in the environment) adds the fixtures of the official
  * conformance suite from conformance.js: `npm run conformance` starts the server that way.
+ * `options.auth` (or AUTH=1) turns authorization on for a server at `options.baseUrl` (see auth.js).
  */
 export async function build (options = {}) {
   const app = Fastify({ logger: options.logger ?? { level: process.env.LOG_LEVEL ?? 'info' } })
+  const auth = (options.auth ?? process.env.AUTH === '1') ? await exampleAuth(options.baseUrl) : undefined
   await app.register(sake, {
     name: 'example-server',
     version: '0.1.0',
     instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), and a showcase of content blocks.',
     // a fleet shares this key (openssl rand -base64 32); without it each process makes its own, with a warning
     requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
-    tools: [add, echo, greet, showcase]
+    tools: [add, echo, greet, showcase, ...(auth?.tools ?? [])],
+    ...auth?.options
   })
+  if (auth !== undefined) await auth.install(app)
   if (options.conformance ?? process.env.CONFORMANCE === '1') registerConformance(app)
   return app
 }

@@ -1,13 +1,24 @@
-// Starts the example server: `npm start` (HOST and PORT override 127.0.0.1:3000; PORT=0 picks a free port).
+// Starts the example server: `npm start` (HOST and PORT override 127.0.0.1:3000; PORT=0 picks a
+// free port; AUTH=1 turns authorization on, see auth.js).
+import { createServer } from 'node:net'
 import { build } from './app.js'
 
 const host = process.env.HOST ?? '127.0.0.1'
-const port = Number(process.env.PORT ?? 3000)
+let port = Number(process.env.PORT ?? 3000)
 
-const app = await build()
+// AUTH=1: tokens are issued for this server's URL, so its port must be known before it starts
+if (process.env.AUTH === '1' && port === 0) {
+  const probe = createServer()
+  await new Promise((resolve) => probe.listen(0, host, resolve))
+  port = probe.address().port
+  await new Promise((resolve) => probe.close(resolve))
+}
+const shown = host === '0.0.0.0' ? '127.0.0.1' : host
+
+const app = await build({ baseUrl: `http://${shown}:${port}` })
 await app.listen({ host, port })
 const { port: actual } = app.server.address()
-app.log.info(`MCP endpoint: http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual}${app.mcp.path}`)
+app.log.info(`MCP endpoint: http://${shown}:${actual}${app.mcp.path}`)
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })

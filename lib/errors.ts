@@ -167,3 +167,44 @@ export class ClientInputError extends Error {
     this.reason = reason
   }
 }
+
+/**
+ * Thrown by a tool whose needs depend on the call, beyond its declared `scope` (closing another
+ * person's issue needs `issues:admin`): the call is refused like one missing a declared scope,
+ * with 403 and an `insufficient_scope` challenge naming `scopes`, or, when its answer already
+ * streams, with the same JSON-RPC error inside the stream. The spec lets required scopes depend
+ * on the request's arguments, as long as they are named together in one challenge.
+ * @example
+ * if (issue.owner !== ctx.auth?.subject) throw new InsufficientScopeError('issues:admin')
+ */
+export class InsufficientScopeError extends Error {
+  readonly scopes: readonly string[]
+
+  constructor (scopes: string | readonly string[], message?: string) {
+    const list = typeof scopes === 'string' ? [scopes] : [...scopes]
+    // they go into a header: only OAuth scope tokens (RFC 6749 §3.3) fit there
+    if (list.length === 0 || !list.every((scope) => typeof scope === 'string' && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope))) {
+      throw new TypeError(`InsufficientScopeError takes one scope or a non-empty array of scopes (printable ASCII without spaces, '"' or '\\'), got ${JSON.stringify(scopes)}`)
+    }
+    super(message ?? `this call needs the scopes ${list.join(', ')}`)
+    this.name = 'InsufficientScopeError'
+    this.scopes = Object.freeze(list)
+  }
+}
+
+/**
+ * A request refused by authorization: 401 (no token, a token we do not accept, or a sign-in that
+ * is too weak or too old for the tool) or 403 (a scope the token lacks). `challenge` is the
+ * `WWW-Authenticate` value sent with it (RFC 6750, RFC 9470), which is what OAuth clients act on;
+ * the body is a JSON-RPC error (`-32600`, the code the endpoint's other HTTP-level refusals use)
+ * with `data.error` set to the RFC's error code when there is one.
+ */
+export class AuthorizationError extends ProtocolError {
+  readonly challenge: string
+
+  constructor (status: 401 | 403, message: string, challenge: string, data?: Record<string, unknown>) {
+    super(-32600, message, status, data) // INVALID_REQUEST: protocol/jsonrpc.ts imports this file
+    this.name = 'AuthorizationError'
+    this.challenge = challenge
+  }
+}

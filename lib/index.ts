@@ -17,6 +17,9 @@ import { Streams } from './http/streams.js'
 import { WireView } from './views.js'
 import { routes } from './http/routes.js'
 import { SakeOptionError } from './errors.js'
+import { metadataRoutes } from './auth/metadata.js'
+import { scopeList, type ScopeInfo } from './auth/scopes.js'
+import type { AuthInfo } from './protocol/auth-info.js'
 import type { ServerState } from './protocol/dispatch.js'
 import type {
   ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition, ToolDefinition
@@ -71,6 +74,8 @@ export interface McpView {
   listChanged (list: ListName): Promise<void>
   /** Tells clients subscribed to `uri` that the resource changed (`notifications/resources/updated`). */
   resourceUpdated (uri: string): Promise<void>
+  /** Every declared scope with its description and what needs it, for a consent page (`scopes_supported` lists the same). */
+  scopes (): ScopeInfo[]
 }
 
 declare module 'fastify' {
@@ -84,6 +89,13 @@ declare module 'fastify' {
     /** The MCP server registered in this context. */
     mcp: McpView
   }
+  interface FastifyRequest {
+    /**
+     * The verified caller on fastify-sake's routes when `auth` is on (`ctx.auth` in handlers);
+     * null when auth is off, and on the host's other routes.
+     */
+    mcpAuth: AuthInfo | null
+  }
 }
 
 async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<void> {
@@ -92,7 +104,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     throw new SakeOptionError('fastify-sake: an MCP server is already registered in this context or a parent of it; register each server in its own sibling context: app.register(async (child) => { await child.register(sake, {...}) })')
   }
 
-  const registry = new Registry({ info: options.info, ttl: options.ttl, pageSize: options.pageSize })
+  const registry = new Registry({ info: options.info, ttl: options.ttl, pageSize: options.pageSize, scopes: options.scopes, hideForbidden: options.auth?.hideForbidden, metadataUrl: options.auth?.metadataUrl })
   const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
   const state: ServerState = {
     registry,
@@ -144,8 +156,12 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     templates: new WireView(registry.templates),
     prompts: new WireView(registry.prompts),
     listChanged,
-    resourceUpdated
+    resourceUpdated,
+    scopes: () => scopeList(registry, options.scopes)
   }))
+  // null until the auth hook of our routes sets it (and always with auth off)
+  app.decorateRequest('mcpAuth', null)
+  if (options.auth !== undefined) metadataRoutes(app, options.auth, options.scopes, options.path)
 
   app.addHook('onReady', async () => {
     registry.seal()
@@ -161,7 +177,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.events.store === undefined) await events.close?.()
   })
 
-  await app.register(routes, { endpoint: { state, sessions, keepAlive: options.keepAlive, streams }, path: options.path, bodyLimit: options.bodyLimit, origin: options })
+  await app.register(routes, { endpoint: { state, sessions, keepAlive: options.keepAlive, streams, auth: options.auth }, path: options.path, bodyLimit: options.bodyLimit, origin: options })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */
@@ -195,9 +211,13 @@ export type { WithMeta, ToolErrorResult, CallToolResult } from './define/result.
 export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
-  SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError
+  SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
+  AuthorizationError, InsufficientScopeError
 } from './errors.js'
 export type { SakeOptions, SessionOptions, EventOptions, RequestStateOptions } from './options.js'
+export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
+export type { Authentication, ScopeRequirement } from './auth/access.js'
+export type { ScopeInfo } from './auth/scopes.js'
 export type { Session, SessionStore } from './state/session-store.js'
 export type { Bus, BusEvent, BusListener, ListName } from './state/bus.js'
 export type { EventStore, StoredEvent, Replay } from './state/event-store.js'

@@ -26,6 +26,7 @@ export interface RequestStateOptions {
   /** Milliseconds a `requestState` stays valid. Default 10 minutes. */
   ttl?: number
 }
+import { resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from './auth/options.js'
 
 export interface SessionOptions {
   /** Where 2025 sessions live; default: in memory, bounded by the two options below. */
@@ -99,6 +100,13 @@ export interface SakeOptions {
    * 127.0.0.1 and [::1] on any port. `false`: no Origin check.
    */
   allowedOrigins?: string[] | false
+  /**
+   * Authorization as an OAuth 2.1 resource server: bearer tokens on every request, scopes per
+   * tool, step-up, Protected Resource Metadata. Default false: no token, every tool allowed.
+   */
+  auth?: AuthOptions | false
+  /** The scopes tools, resources and prompts may require (`scope`), each with its description. */
+  scopes?: ScopesOption
 }
 
 export interface ResolvedOptions {
@@ -120,6 +128,9 @@ export interface ResolvedOptions {
   /** undefined: the loopback default; false: no check. */
   readonly allowedHosts: readonly string[] | false | undefined
   readonly allowedOrigins: readonly string[] | false | undefined
+  /** undefined: authorization is off. */
+  readonly auth: ResolvedAuth | undefined
+  readonly scopes: ReadonlyMap<string, string>
 }
 
 export const defaults = Object.freeze({
@@ -136,12 +147,12 @@ export const defaults = Object.freeze({
   inputTimeout: 10 * 60_000 // 10 minutes, in ms: a person reads the question and answers it
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const REQUEST_STATE_KEYS = ['keys', 'ttl']
 
-function got (value: unknown): string {
+export function got (value: unknown): string {
   if (value === undefined) return 'nothing'
   if (typeof value === 'function') return 'a function'
   if (typeof value === 'number') return `${String(value)} (number)` // JSON would show NaN as null
@@ -156,11 +167,11 @@ function got (value: unknown): string {
   return `${json.length > 60 ? json.slice(0, 57) + '...' : json} (${type})`
 }
 
-function fail (option: string, accepts: string, value: unknown): never {
+export function fail (option: string, accepts: string, value: unknown): never {
   throw new SakeOptionError(`fastify-sake: option '${option}' must be ${accepts}, got ${got(value)}`)
 }
 
-function isObject (value: unknown): value is Record<string, unknown> {
+export function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
@@ -198,7 +209,7 @@ function nearest (key: string, known: string[]): string | undefined {
   return known.find((k) => distance(lower, k.toLowerCase()) <= (k.length > 5 ? 2 : 1))
 }
 
-function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
+export function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       const near = nearest(key, known)
@@ -322,6 +333,8 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],
     allowedHosts: allowList(input, 'allowedHosts', "host names ('localhost', 'mcp.example.com:8443')", hostEntry),
-    allowedOrigins: allowList(input, 'allowedOrigins', "origins ('https://app.example.com')", originEntry)
+    allowedOrigins: allowList(input, 'allowedOrigins', "origins ('https://app.example.com')", originEntry),
+    auth: resolveAuth(input.auth),
+    scopes: resolveScopes(input.scopes)
   })
 }

@@ -8,6 +8,9 @@ import { compileResource, type CompiledResource, type ResourceDefinition } from 
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './define/prompt.js'
 import { compileTool, type CompiledTool, type ToolDefinition } from './define/tool.js'
 import { META_SERVER_INFO, type Era } from './protocol/eras.js'
+import { SakePromptDefinitionError, SakeResourceDefinitionError, SakeToolDefinitionError } from './errors.js'
+import { allows, requirementOf, type Requirement } from './auth/access.js'
+import type { AuthInfo } from './protocol/auth-info.js'
 
 export interface ServerInfo {
   name: string
@@ -24,7 +27,16 @@ export interface RegistryOptions {
   ttl: number
   /** Tools per `tools/list` page. */
   pageSize: number
+  /** The declared scopes (`scopes` option), which `scope` on a definition must come from. */
+  scopes?: ReadonlyMap<string, string>
+  /** Lists show each caller only what its scopes allow (`auth.hideForbidden`), as private results. */
+  hideForbidden?: boolean
+  /** With auth on: the Protected Resource Metadata URL that challenges name. */
+  metadataUrl?: string
 }
+
+/** Sets of filtered pages kept at once (one per combination of held scopes seen). */
+const MAX_FILTERED = 256
 
 /** The serialised pages of one list, per era; `cursors[i]` opens page i. */
 interface Pages {
@@ -47,7 +59,7 @@ interface Listed {
  * server's ttl and its items' ttls) and `cacheScope`; a legacy page the items alone. `prefix`
  * keeps one list's cursors from opening another's pages.
  */
-function paginateList (key: string, prefix: string, items: readonly Listed[], pageSize: number, ttl: number, serverInfoMeta: Record<string, unknown>): Pages {
+function paginateList (key: string, prefix: string, items: readonly Listed[], pageSize: number, ttl: number, serverInfoMeta: Record<string, unknown>, cacheScope = 'public'): Pages {
   const modern: string[] = []
   const legacy: string[] = []
   const cursors = new Map<string, number>()
@@ -64,7 +76,7 @@ function paginateList (key: string, prefix: string, items: readonly Listed[], pa
       [key]: slice.map((item) => item.wire.modern),
       nextCursor: next,
       ttlMs,
-      cacheScope: 'public',
+      cacheScope,
       _meta: serverInfoMeta
     }))
     legacy.push(JSON.stringify({ [key]: slice.map((item) => item.wire.legacy), nextCursor: next }))
@@ -84,9 +96,15 @@ export class Registry {
   private ready = false
   private toolPages: Pages | undefined
   private listPages: Record<ListName, Pages> | undefined
+  /** What each item demands of the caller (`scope`, `authentication`); items without a demand are absent. */
+  readonly access = new Map<object, Requirement>()
+  private readonly declared: ReadonlyMap<string, string>
+  /** With `hideForbidden`: the pages per set of held declared scopes, built on first use. */
+  private readonly filtered = new Map<string, Record<ListName | 'tools', Pages>>()
 
   constructor (options: RegistryOptions) {
     this.options = options
+    this.declared = options.scopes ?? new Map()
     this.serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: options.info })
   }
 
@@ -95,6 +113,7 @@ export class Registry {
     if (this.ready) throw new SakeRegisterAfterReadyError(`tool '${String(definition?.name)}'`)
     const tool = compileTool(definition)
     if (this.tools.has(tool.name)) throw new SakeDuplicateToolError(tool.name)
+    this.require(tool, definition, (message) => { throw new SakeToolDefinitionError(`tool '${tool.name}': ${message}`) })
     this.tools.set(tool.name, tool)
     return tool
   }
@@ -105,6 +124,8 @@ export class Registry {
     const resource = compileResource(definition)
     const map = resource.template === undefined ? this.resources : this.templates
     if (map.has(resource.key)) throw new SakeDuplicateResourceError(resource.key)
+    const who = resource.template === undefined ? 'resource' : 'resource template'
+    this.require(resource, definition, (message) => { throw new SakeResourceDefinitionError(`${who} '${resource.key}': ${message}`) })
     map.set(resource.key, resource)
     return resource
   }
@@ -114,13 +135,51 @@ export class Registry {
     if (this.ready) throw new SakeRegisterAfterReadyError(`prompt '${String(definition?.name)}'`)
     const prompt = compilePrompt(definition)
     if (this.prompts.has(prompt.name)) throw new SakeDuplicatePromptError(prompt.name)
+    this.require(prompt, definition, (message) => { throw new SakePromptDefinitionError(`prompt '${prompt.name}': ${message}`) })
     this.prompts.set(prompt.name, prompt)
     return prompt
   }
 
+  /** Records what an item demands of callers; before it is listed, so a bad `scope` leaves nothing behind. */
+  private require (item: object, definition: object, fail: (message: string) => never): void {
+    const requirement = requirementOf(definition as { scope?: unknown, authentication?: unknown }, this.declared, fail)
+    if (requirement !== undefined) this.access.set(item, requirement)
+  }
+
+  /**
+   * The pages a caller sees when lists hide what its scopes do not allow: keyed by the declared
+   * scopes it holds (so callers with the same grants share them), `cacheScope: 'private'`.
+   */
+  private pagesFor (auth: AuthInfo): Record<ListName | 'tools', Pages> {
+    const held = [...this.declared.keys()].filter((scope) => auth.scopes.includes(scope))
+    const key = held.join(' ')
+    const cached = this.filtered.get(key)
+    if (cached !== undefined) return cached
+    const { pageSize, ttl } = this.options
+    const keep = <T extends object>(items: Iterable<T>): T[] => [...items].filter((item) => allows(this.access.get(item), held))
+    const lists = this.sortedLists()
+    const pages = {
+      tools: paginateList('tools', 'page', keep(this.sortedTools()), pageSize, ttl, this.serverInfoMeta, 'private'),
+      resources: paginateList('resources', 'resources', keep(lists.resources), pageSize, ttl, this.serverInfoMeta, 'private'),
+      resourceTemplates: paginateList('resourceTemplates', 'templates', keep(lists.resourceTemplates), pageSize, ttl, this.serverInfoMeta, 'private'),
+      prompts: paginateList('prompts', 'prompts', keep(lists.prompts), pageSize, ttl, this.serverInfoMeta, 'private')
+    }
+    // before the server is ready the registry may still change: nothing is kept then
+    if (this.ready) {
+      if (this.filtered.size >= MAX_FILTERED) this.filtered.clear() // bounded: keys come from tokens
+      this.filtered.set(key, pages)
+    }
+    return pages
+  }
+
+  /** Whether this caller gets filtered pages. */
+  private filters (auth: AuthInfo | undefined): auth is AuthInfo {
+    return auth !== undefined && this.options.hideForbidden === true
+  }
+
   /** The serialised page of `resources/list`, `resources/templates/list` or `prompts/list`; undefined for a cursor not ours. */
-  listPage (list: ListName, era: Era, cursor: string | undefined): string | undefined {
-    const pages = (this.listPages ?? this.paginateLists())[list]
+  listPage (list: ListName, era: Era, cursor: string | undefined, auth?: AuthInfo): string | undefined {
+    const pages = (this.filters(auth) ? this.pagesFor(auth) : (this.listPages ?? this.paginateLists()))[list]
     const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
     return index === undefined ? undefined : pages[era][index]
   }
@@ -131,11 +190,20 @@ export class Registry {
    */
   private paginateLists (): Record<ListName, Pages> {
     const { pageSize, ttl } = this.options
+    const lists = this.sortedLists()
+    return {
+      resources: paginateList('resources', 'resources', lists.resources, pageSize, ttl, this.serverInfoMeta),
+      resourceTemplates: paginateList('resourceTemplates', 'templates', lists.resourceTemplates, pageSize, ttl, this.serverInfoMeta),
+      prompts: paginateList('prompts', 'prompts', lists.prompts, pageSize, ttl, this.serverInfoMeta)
+    }
+  }
+
+  private sortedLists (): { resources: CompiledResource[], resourceTemplates: CompiledResource[], prompts: CompiledPrompt[] } {
     const byKey = <T>(items: Iterable<T>, key: (item: T) => string): T[] => [...items].sort((a, b) => Number(key(a) > key(b)) - Number(key(a) < key(b)))
     return {
-      resources: paginateList('resources', 'resources', byKey(this.resources.values(), (r) => r.key), pageSize, ttl, this.serverInfoMeta),
-      resourceTemplates: paginateList('resourceTemplates', 'templates', [...this.templates.values()], pageSize, ttl, this.serverInfoMeta),
-      prompts: paginateList('prompts', 'prompts', byKey(this.prompts.values(), (p) => p.name), pageSize, ttl, this.serverInfoMeta)
+      resources: byKey(this.resources.values(), (r) => r.key),
+      resourceTemplates: [...this.templates.values()],
+      prompts: byKey(this.prompts.values(), (p) => p.name)
     }
   }
 
@@ -156,9 +224,9 @@ export class Registry {
   }
 
   /** The serialised `tools/list` result for a cursor; undefined when the cursor is not ours. */
-  toolsPage (era: Era, cursor: string | undefined): string | undefined {
+  toolsPage (era: Era, cursor: string | undefined, auth?: AuthInfo): string | undefined {
     // before the server is ready (a direct call, not a request) the pages are built on demand
-    const pages = this.toolPages ?? this.paginate(this.sortedTools())
+    const pages = this.filters(auth) ? this.pagesFor(auth).tools : (this.toolPages ?? this.paginate(this.sortedTools()))
     const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
     return index === undefined ? undefined : pages[era][index]
   }

@@ -8,6 +8,7 @@ import sake, {
   type ToolContext, type ToolDefinition, type DefinedTool, type McpView, type SessionStore, type Session
 } from 'fastify-sake'
 import { definePrompt, defineResource, userMessage, assistantMessage, type DefinedPrompt } from 'fastify-sake'
+import { AuthorizationError, type AuthInfo, type Caller, type ScopeInfo } from 'fastify-sake'
 
 /** Fails to compile unless T is exactly Expected. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
@@ -296,3 +297,78 @@ definePrompt({ name: 'p_asks', get: async (_args, ctx) => { const r = await ctx.
 await app.register(sake, { name: 'x', version: '1', requestState: { keys: ['a', new Uint8Array(32)], ttl: 1000 }, inputTimeout: 5000 })
 // @ts-expect-error keys are strings or bytes
 await app.register(sake, { name: 'x', version: '1', requestState: { keys: [1] } })
+// ---- authorization: the auth and scopes options, scope / authentication, ctx.auth, request.mcpAuth
+const secured = Fastify()
+await secured.register(sake, {
+  name: 'secured',
+  version: '1',
+  scopes: { 'issues:read': 'Read issues', 'issues:write': 'Change issues' },
+  auth: {
+    resource: 'https://mcp.example.com/mcp',
+    authorizationServers: ['https://auth.example.com'],
+    jwks: 'https://auth.example.com/.well-known/jwks.json',
+    algorithms: ['ES256'],
+    clockTolerance: 10,
+    hideForbidden: true,
+    metadata: { resource_name: 'Issues' }
+  }
+})
+await Fastify().register(sake, {
+  name: 'custom',
+  version: '1',
+  auth: {
+    resource: 'https://mcp.example.com/mcp',
+    authorizationServers: ['https://auth.example.com'],
+    verify: async (token, request) => {
+      expectType<string>()(token)
+      expectType<string>()(request.url)
+      return { subject: 'alice', scopes: 'issues:read', acr: 'mfa', authTime: 1, expiresAt: 2, claims: {} } satisfies Caller
+    }
+  }
+})
+await Fastify().register(sake, {
+  name: 'reuse',
+  version: '1',
+  auth: {
+    resource: 'https://mcp.example.com/mcp',
+    authorizationServers: ['https://auth.example.com'],
+    authenticate: async (request) => { void request.headers },
+    caller: (request) => ({ subject: String(request.headers['x-user']) })
+  }
+})
+await Fastify().register(sake, { name: 'off', version: '1', auth: false })
+// @ts-expect-error auth is false or an object, never true
+await Fastify().register(sake, { name: 'x', version: '1', auth: true })
+// @ts-expect-error a verifier returns a caller with a subject
+await Fastify().register(sake, { name: 'x', version: '1', auth: { resource: 'r', authorizationServers: [], verify: () => ({ sub: 'alice' }) } })
+// @ts-expect-error scope descriptions are strings
+await Fastify().register(sake, { name: 'x', version: '1', scopes: { 'issues:read': true } })
+
+secured.registerTool({
+  name: 'close_issue',
+  scope: ['issues:read', 'issues:write'],
+  authentication: { acr: ['mfa'], maxAge: 300 },
+  args: { id: Type.Integer() },
+  execute ({ id }, ctx) {
+    expectType<AuthInfo | undefined>()(ctx.auth)
+    expectType<string | undefined>()(ctx.auth?.subject)
+    expectType<readonly string[] | undefined>()(ctx.auth?.scopes)
+    expectType<AuthInfo | null>()(ctx.request.mcpAuth)
+    return `closed ${id}`
+  }
+})
+// @ts-expect-error scope is a scope name or an array of them
+secured.registerTool({ name: 'bad_scope', scope: 5, execute: () => 'x' })
+// @ts-expect-error maxAge is a number of seconds
+secured.registerTool({ name: 'bad_step_up', authentication: { maxAge: '5m' }, execute: () => 'x' })
+secured.registerResource({ uri: 'issues://settings', name: 'settings', scope: 'issues:read', read: (_uri, _vars, ctx) => ctx.auth?.subject ?? 'nobody' })
+secured.registerPrompt(definePrompt({ name: 'triage', scope: 'issues:read', get: (_args, ctx) => ctx.auth?.subject ?? 'nobody' }))
+// @ts-expect-error step-up is for tools
+secured.registerResource({ uri: 'issues://x', name: 'x', authentication: { maxAge: 1 }, read: () => 'x' })
+secured.get('/whoami', async (request) => request.mcpAuth?.subject ?? null)
+const scopeInfo: ScopeInfo[] = secured.mcp.scopes()
+expectType<string>()(scopeInfo[0].description)
+expectType<readonly string[]>()(scopeInfo[0].tools)
+const refusal = new AuthorizationError(403, 'Forbidden', 'Bearer error="insufficient_scope"')
+expectType<string>()(refusal.challenge)
+expectType<number>()(refusal.status)

@@ -10,6 +10,7 @@ import type { Era } from '../protocol/eras.js'
 import { compile } from './ajv.js'
 import { iconsProblem, isContent, type ContentBlock, type Icon } from './content.js'
 import { deepFreeze, isObject, kind, plain, type CompletionContext, type CompletionReturn, type RequestContext } from './resource.js'
+import type { ScopeRequirement } from '../auth/access.js'
 
 /** A prompt argument: a TypeBox string schema (`Type.String()`, `StringEnum([...])`), or `Type.Optional` of one. */
 export type PromptArgument = TSchema & { static: string }
@@ -36,6 +37,8 @@ interface PromptBase {
   meta?: Record<string, unknown>
   /** Milliseconds a client may cache a `prompts/list` page holding this prompt. */
   ttl?: number
+  /** With `auth` on: the scope (or every one of several) a token must grant to get it. */
+  scope?: ScopeRequirement
 }
 
 /** A prompt whose arguments are declared in `args`; `get` gets them typed. */
@@ -66,7 +69,7 @@ export interface CompiledPrompt {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'meta', 'ttl', 'args', 'get', 'complete'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'meta', 'ttl', 'args', 'get', 'complete', 'scope'])
 const ROLES = new Set(['user', 'assistant'])
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link'])
 

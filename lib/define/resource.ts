@@ -8,6 +8,7 @@ import type { Era } from '../protocol/eras.js'
 import { iconsProblem, type Icon } from './content.js'
 import type { RequestContext } from './tool.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
+import type { ScopeRequirement } from '../auth/access.js'
 
 /** What `read`, `get` and `complete` receive: who asks, over what (the tools' context without the tool's part). */
 export type { RequestContext }
@@ -51,6 +52,8 @@ interface ResourceBase {
   ttl?: number
   /** Sent as the resource's `_meta` in lists. */
   meta?: Record<string, unknown>
+  /** With `auth` on: the scope (or every one of several) a token must grant to read it. */
+  scope?: ScopeRequirement
 }
 
 /** The variables of a URI template, by name: `'users://{id}'` gives `{ id: string }`. */
@@ -97,7 +100,7 @@ export interface CompiledResource {
   readonly ttl: number | undefined
 }
 
-const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete'])
+const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope'])
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
 export function isObject (value: unknown): value is Record<string, unknown> {

@@ -12,6 +12,8 @@ import { extractHeaders, type HeaderParam } from './header-params.js'
 import { iconsProblem, type Icon } from './content.js'
 import type { ToolErrorResult, WithMeta } from './result.js'
 import type { InputContext } from './input.js'
+import type { AuthInfo } from '../protocol/auth-info.js'
+import type { Authentication, ScopeRequirement } from '../auth/access.js'
 
 /** Advisory hints for clients (the spec's `*Hint` fields); never enforced by the server. */
 export interface ToolAnnotations {
@@ -49,6 +51,8 @@ export interface RequestContext extends InputContext {
   readonly sessionId: string | undefined
   /** The JSON-RPC id of the request. */
   readonly requestId: string | number
+  /** The verified caller (subject, scopes, claims) when `auth` is on; undefined otherwise. */
+  readonly auth: AuthInfo | undefined
 }
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -106,6 +110,10 @@ interface ToolBase<O> {
   stream?: boolean
   /** The output schema (`outputSchema`); results are validated against it. */
   output?: O
+  /** With `auth` on: the scope (or every one of several) a token must grant to call the tool. */
+  scope?: ScopeRequirement
+  /** With `auth` on: how the person must have signed in (step-up, RFC 9470). */
+  authentication?: Authentication
 }
 
 /**
@@ -179,7 +187,7 @@ export interface CompiledTool {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication'])
 
 /** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
 const HINTS = new Map<string, string>([

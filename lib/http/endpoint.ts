@@ -9,7 +9,7 @@ import {
   INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, errorBody, idOf, readMessage, resultText,
   type Message, type RequestId
 } from '../protocol/jsonrpc.js'
-import { ProtocolError } from '../errors.js'
+import { AuthorizationError, ProtocolError } from '../errors.js'
 import { isModern, readModernMeta } from '../protocol/meta.js'
 import { LEGACY_VERSIONS, SUPPORTED_VERSIONS, isLegacyVersion, isModernVersion, rulesOf } from '../protocol/eras.js'
 import { dispatch, type ServerState } from '../protocol/dispatch.js'
@@ -23,6 +23,8 @@ import { HttpTransport } from './transport.js'
 import { Cancellations } from './cancellation.js'
 import { acceptsEventStream } from './sse.js'
 import type { Streams } from './streams.js'
+import type { ResolvedAuth } from '../auth/options.js'
+import { authorize } from '../auth/access.js'
 
 export interface Endpoint {
   readonly state: ServerState
@@ -31,6 +33,8 @@ export interface Endpoint {
   readonly keepAlive: number
   /** Every open event stream: streamed answers, GET streams, subscriptions. */
   readonly streams: Streams
+  /** Authorization; undefined when it is off (then nothing below checks anything). */
+  readonly auth?: ResolvedAuth | undefined
 }
 
 interface Request { readonly id: RequestId, readonly method: string, readonly params: Record<string, unknown> | undefined }
@@ -58,7 +62,7 @@ export async function handlePost (endpoint: Endpoint, request: FastifyRequest, r
     if (Array.isArray(body)) return await handleBatch(endpoint, request, reply, body)
     const message = readMessage(body)
     if (message.kind !== 'response' && isModern(message.params)) return await handleModern(endpoint, request, reply, message)
-    if (message.kind === 'request' && message.method === 'initialize') return await handleInitialize(endpoint, reply, message)
+    if (message.kind === 'request' && message.method === 'initialize') return await handleInitialize(endpoint, request, reply, message)
     const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId !== undefined) return await handleLegacy(endpoint, request, reply, message, sessionId)
     return handleSessionless(request, reply, message)
@@ -86,6 +90,8 @@ async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply:
   checkStandardHeaders(headers, message.method, params, true)
   // an unknown method falls through to dispatch, which answers 404 + -32601 after these checks
   if (message.method === 'tools/call') checkToolHeaders(endpoint, request, params, true)
+  // before any stream opens: a forbidden call is a plain 401/403 the client can act on
+  if (endpoint.auth !== undefined) authorize(endpoint.state.registry, endpoint.auth.metadataUrl, message.method, params, request.mcpAuth!)
   const call: Call = {
     era: 'modern',
     protocolVersion: meta.protocolVersion,
@@ -95,7 +101,8 @@ async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply:
     client: meta.client,
     sessionId: undefined,
     transport: new HttpTransport(request, reply),
-    logLevel: meta.logLevel
+    logLevel: meta.logLevel,
+    auth: request.mcpAuth ?? undefined
   }
   if (streams(endpoint, request, call)) return answerStreaming(endpoint, request, reply, call)
   if (call.method === 'subscriptions/listen') return endpoint.streams.listen(request, reply, call)
@@ -146,17 +153,31 @@ function checkToolHeaders (endpoint: Endpoint, request: FastifyRequest, params: 
 
 // ---------------------------------------------------------------- legacy (2025 sessions)
 
-async function handleInitialize (endpoint: Endpoint, reply: FastifyReply, message: Message & { kind: 'request' }): Promise<FastifyReply> {
+async function handleInitialize (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, message: Message & { kind: 'request' }): Promise<FastifyReply> {
   const { state, sessions } = endpoint
   const init = initialize(state.registry, state.instructions, message.params)
   const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false }
+  // bound to whoever opened it: another subject's token on this session finds no session
+  if (request.mcpAuth !== null) session.subject = request.mcpAuth.subject
   await sessions.set(session)
   reply.header('mcp-session-id', session.id)
   return sendJson(reply, 200, resultText(message.id, init.result))
 }
 
-async function sessionOf (endpoint: Endpoint, request: FastifyRequest, sessionId: string): Promise<Session> {
+/**
+ * The live session `sessionId` names, if the caller may use it: a session opened by another
+ * subject answers as not found, as if sessions were keyed by subject and id (the spec's advice
+ * against hijacking), so it neither exists for them nor ends for its owner.
+ */
+export async function findSession (endpoint: Endpoint, request: FastifyRequest, sessionId: string): Promise<Session | undefined> {
   const session = await endpoint.sessions.get(sessionId)
+  if (session === undefined || session.subject === (request.mcpAuth?.subject)) return session
+  request.log.warn({ sessionId, subject: request.mcpAuth?.subject }, 'fastify-sake: a 2025 session was used with the token of another subject than the one that opened it; answered as not found')
+  return undefined
+}
+
+async function sessionOf (endpoint: Endpoint, request: FastifyRequest, sessionId: string): Promise<Session> {
+  const session = await findSession(endpoint, request, sessionId)
   if (session === undefined) throw sessionNotFound
   const version = headerValue(request.headers, 'mcp-protocol-version')
   if (version === undefined) {
@@ -188,12 +209,13 @@ async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply:
   // refused with the same 400 + -32020 as in the modern era
   checkStandardHeaders(request.headers, message.method, message.params, false)
   if (message.method === 'tools/call') checkToolHeaders(endpoint, request, message.params, false)
+  if (endpoint.auth !== undefined) authorize(endpoint.state.registry, endpoint.auth.metadataUrl, message.method, message.params, request.mcpAuth!)
   if (message.method !== 'initialize') {
     const call = legacyCall(request, reply, session, message)
     if (streams(endpoint, request, call)) return answerStreaming(endpoint, request, reply, call)
     if (mayAsk(request, call)) return answerDeferred(endpoint, request, reply, call)
   }
-  return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message))
+  return sendJson(reply, 200, await legacyAnswer(endpoint, request, reply, session, message, true))
 }
 
 /** Methods whose handler may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.roots`). */
@@ -231,7 +253,8 @@ function legacyCall (request: FastifyRequest, reply: FastifyReply, session: Sess
     sessionId: session.id,
     session,
     transport: new HttpTransport(request, reply, { cancellations, sessionId: session.id, requestId: message.id }),
-    logLevel: session.logLevel
+    logLevel: session.logLevel,
+    auth: request.mcpAuth ?? undefined
   }
 }
 
@@ -250,7 +273,7 @@ async function notify (endpoint: Endpoint, session: Session, method: string, par
  * Runs one legacy request and returns its whole JSON-RPC response, result or error (in a batch
  * each item has its own; none of them can set the HTTP status).
  */
-async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Request): Promise<string> {
+async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Request, alone = false): Promise<string> {
   try {
     if (message.method === 'initialize') {
       throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
@@ -260,6 +283,8 @@ async function legacyAnswer (endpoint: Endpoint, request: FastifyRequest, reply:
   } catch (err) {
     /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
     if (!(err instanceof ProtocolError)) throw err
+    // a refusal by authorization needs its status and challenge, which a message alone can have
+    if (alone && err instanceof AuthorizationError) throw err
     return JSON.stringify(errorBody(message.id, err))
   }
 }
@@ -272,6 +297,8 @@ async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: 
     throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches (array bodies) are only allowed in 2025-03-26 sessions; send one message per POST', 400)
   }
   if (batch.length === 0) throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: the batch is empty', 400)
+  // a batch answers 200 item by item, which cannot carry a challenge: one forbidden item refuses the whole batch
+  if (endpoint.auth !== undefined) authorizeBatch(endpoint, request, batch)
   const answers = await Promise.all(batch.map(async (item): Promise<string | undefined> => {
     let message: Message
     try {
@@ -293,6 +320,16 @@ async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: 
   const responses = answers.filter((a): a is string => a !== undefined)
   if (responses.length === 0) return sendAccepted(reply)
   return sendJson(reply, 200, '[' + responses.join(',') + ']')
+}
+
+function authorizeBatch (endpoint: Endpoint, request: FastifyRequest, batch: unknown[]): void {
+  for (const item of batch) {
+    // an item that is not a message gets its own error in the batch's answer
+    const { method, params } = (typeof item === 'object' && item !== null ? item : {}) as { method?: unknown, params?: unknown }
+    if (typeof method === 'string' && typeof params === 'object' && params !== null) {
+      authorize(endpoint.state.registry, endpoint.auth!.metadataUrl, method, params as Record<string, unknown>, request.mcpAuth!)
+    }
+  }
 }
 
 // ---------------------------------------------------------------- neither

@@ -1,7 +1,7 @@
 /** Writing JSON-RPC answers on a Fastify reply. */
 import type { FastifyReply } from 'fastify'
 import { errorBody, type RequestId } from '../protocol/jsonrpc.js'
-import { ProtocolError } from '../errors.js'
+import { AuthorizationError, ProtocolError } from '../errors.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -12,6 +12,7 @@ export function sendJson (reply: FastifyReply, status: number, json: string): Fa
 
 /** Sends a JSON-RPC error, with the HTTP status the error carries. */
 export function sendError (reply: FastifyReply, id: RequestId | null, error: ProtocolError): FastifyReply {
+  if (error instanceof AuthorizationError) reply.header('www-authenticate', error.challenge)
   return sendJson(reply, error.status, JSON.stringify(errorBody(id, error)))
 }
 

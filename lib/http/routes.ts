@@ -7,10 +7,12 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import sjson from 'secure-json-parse'
 import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
-import { emptyBody, handlePost, sessionNotFound, type Endpoint } from './endpoint.js'
+import { emptyBody, findSession, handlePost, sessionNotFound, type Endpoint } from './endpoint.js'
 import { headerValue } from './headers.js'
 import { sendError } from './respond.js'
 import { originGuard, type OriginPolicy } from './origin.js'
+import { authHook, bearerToken } from '../auth/hook.js'
+import { invalidToken, missingToken } from '../auth/challenge.js'
 
 export interface RouteOptions {
   readonly endpoint: Endpoint
@@ -29,7 +31,14 @@ function contentType (request: FastifyRequest): string {
  * Fastify's own errors on our routes, as the JSON-RPC error a client can read. (Its empty-body
  * error cannot come: it belongs to the default JSON parser, which ours replaces.)
  */
-function fromFastify (error: FastifyError, request: FastifyRequest, bodyLimit: number): ProtocolError | undefined {
+function fromFastify (error: FastifyError, request: FastifyRequest, options: RouteOptions): ProtocolError | undefined {
+  const { bodyLimit, endpoint: { auth } } = options
+  // a reused auth hook that sent its own 401 error (`reply.send(err)`, as @fastify/jwt's examples
+  // do): the client still needs the challenge that tells it where to get a token
+  if (auth !== undefined && error.statusCode === 401) {
+    request.log.info({ reason: error.message }, 'fastify-sake: access token refused by the authenticate hook')
+    return bearerToken(request.headers.authorization) === undefined ? missingToken(auth.metadataUrl, undefined) : invalidToken(auth.metadataUrl)
+  }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ProtocolError(INVALID_REQUEST, `Unsupported Media Type: the Content-Type of a POST must be application/json; ${contentType(request)}`, 415)
@@ -57,7 +66,10 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   const { endpoint, path, bodyLimit } = options
   // declared on each MCP route, never with app.addHook: the host's routes never see these checks
   const guard = originGuard(options.origin)
-  const hooks = guard === undefined ? {} : { onRequest: guard }
+  // origin first (a rebinding attack is refused before any token work), then the bearer token;
+  // with neither, no hook at all
+  const onRequest = [guard, endpoint.auth === undefined ? undefined : authHook(endpoint.auth, endpoint.state.registry)].filter((hook) => hook !== undefined)
+  const hooks = onRequest.length === 0 ? {} : { onRequest }
 
   // our own parser keeps the parse error's message (Fastify's default drops it) and still
   // refuses __proto__ / constructor.prototype keys
@@ -71,7 +83,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   })
 
   app.setErrorHandler((error: FastifyError | ProtocolError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof ProtocolError ? error : fromFastify(error, request, bodyLimit)
+    const known = error instanceof ProtocolError ? error : fromFastify(error, request, options)
     if (known !== undefined) return sendError(reply, idOf(request.body), known)
     request.log.error({ err: error }, 'fastify-sake: unexpected error on the MCP endpoint')
     return sendError(reply, idOf(request.body), new ProtocolError(INTERNAL_ERROR, 'Internal error', 500))
@@ -84,7 +96,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   app.get(path, hooks, async (request, reply) => {
     const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId === undefined) return methodNotAllowed(reply, 'GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions/listen')
-    const session = await endpoint.sessions.get(sessionId)
+    const session = await findSession(endpoint, request, sessionId)
     if (session === undefined) return sendError(reply, null, sessionNotFound)
     return endpoint.streams.get(request, reply, session)
   })
@@ -94,7 +106,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
     if (sessionId === undefined) {
       return methodNotAllowed(reply, 'DELETE ends a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients have no session to end')
     }
-    if (await endpoint.sessions.get(sessionId) === undefined) return sendError(reply, null, sessionNotFound)
+    if (await findSession(endpoint, request, sessionId) === undefined) return sendError(reply, null, sessionNotFound)
     await endpoint.sessions.delete(sessionId)
     endpoint.streams.endSession(sessionId)
     return reply.code(204).send()

@@ -52,6 +52,10 @@ export class FeatureContext implements RequestContext {
     return this.logger as unknown as RequestContext['log']
   }
 
+  get auth (): RequestContext['auth'] {
+    return this.call.auth
+  }
+
   get signal (): AbortSignal {
     this.abortSignal ??= this.call.transport.signal()
     return this.abortSignal

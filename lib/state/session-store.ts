@@ -17,6 +17,8 @@ export interface Session {
   logLevel?: string
   /** URIs `resources/subscribe` asked updates for (`notifications/resources/updated` on the GET stream). */
   subscriptions?: string[]
+  /** With `auth` on: the subject of the token that opened the session; only that subject may use it. */
+  subject?: string
 }
 
 /**

@@ -52,7 +52,7 @@ t.test('execute', async (t) => {
   refused(t, { name: 'demo' }, /^tool 'demo': 'execute' must be a function \(args, ctx\) => result, got undefined$/)
   refused(t, { name: 'demo', execute: 'run' }, /'execute' must be a function .*got string$/)
   // a misspelt execute is reported as the typo, which is the thing to fix
-  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute$/)
+  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute, scope, authentication$/)
   t.equal(compileTool(tool()).definition.execute, execute, 'the definition is kept for calls')
   refused(t, tool({ prepare: { args: 1 } }), /^tool 'demo': 'prepare' must be a function \(args, ctx\) => arguments for execute, got object$/)
 })
@@ -60,7 +60,7 @@ t.test('execute', async (t) => {
 t.test('unknown definition keys are refused, not ignored', async (t) => {
   refused(t, tool({ descripton: 'typo' }), /^tool 'demo': unknown option 'descripton'/)
   // options Sake has that this version does not implement yet must not silently do nothing
-  for (const key of ['scope', 'task', 'ui', 'visibility']) refused(t, tool({ [key]: true }), new RegExp(`unknown option '${key}'`))
+  for (const key of ['task', 'ui', 'visibility']) refused(t, tool({ [key]: true }), new RegExp(`unknown option '${key}'`))
 })
 
 t.test('title and description', async (t) => {

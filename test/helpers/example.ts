@@ -7,6 +7,8 @@ const server = fileURLToPath(new URL('../../example-server/server.js', import.me
 export interface Running {
   url: URL
   child: ChildProcess
+  /** What the server printed until it listened (the sample token of AUTH=1, for one). */
+  output: string
   stop: () => Promise<void>
 }
 
@@ -16,8 +18,8 @@ export async function startExample (env: Record<string, string> = {}): Promise<R
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit']
   })
+  let buffer = ''
   const url = await new Promise<URL>((resolve, reject) => {
-    let buffer = ''
     const timer = setTimeout(() => reject(new Error(`example server did not start: ${buffer}`)), 15_000)
     child.once('exit', (code) => reject(new Error(`example server exited with ${code}: ${buffer}`)))
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -33,6 +35,7 @@ export async function startExample (env: Record<string, string> = {}): Promise<R
   return {
     url,
     child,
+    output: buffer,
     stop: async () => {
       if (child.exitCode !== null) return
       const exited = new Promise((resolve) => child.once('exit', resolve))

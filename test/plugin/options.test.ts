@@ -44,11 +44,12 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins$/)
+  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes$/)
   await refused(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refused(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refused(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
-  await refused(t, { ...base, auth: true }, /^fastify-sake: unknown option 'auth'; known options are/, 'nothing close: no guess')
+  await refused(t, { ...base, authz: true }, /^fastify-sake: unknown option 'authz' \(did you mean 'auth'\?\)/)
+  await refused(t, { ...base, oauth2: true }, /^fastify-sake: unknown option 'oauth2'; known options are/, 'nothing close: no guess')
 })
 
 t.test('path', async (t) => {
@@ -128,7 +129,9 @@ t.test('defaults', async (t) => {
     inputTimeout: 600_000,
     tools: [],
     resources: [],
-    prompts: []
+    prompts: [],
+    auth: undefined,
+    scopes: new Map()
   })
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(resolved.info) && Object.isFrozen(resolved.sessions) && Object.isFrozen(resolved.tools), 'frozen')
   t.ok(Object.isFrozen(defaults))

@@ -14,7 +14,7 @@ export function listPage (registry: Registry, call: Call, list: ListName): strin
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string')
   }
-  const page = registry.listPage(list, call.era, cursor)
+  const page = registry.listPage(list, call.era, cursor, call.auth)
   if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
   return page
 }
@@ -38,7 +38,8 @@ function notFound (call: Call, uri: string): ProtocolError {
 /**
  * Reads a resource and returns the result as JSON text. A read that throws (anything but a
  * ProtocolError, which is sent as it is) or returns what we cannot send is -32603 with a generic
- * message; the error goes to the log.
+ * message; the error goes to the log. Behind authorization a read may depend on who asks, so its
+ * result is `private` then (a cache never shares it across tokens).
  */
 export async function readResource (registry: Registry, call: Call, input: InputSettings): Promise<string> {
   const uri = call.params.uri
@@ -58,7 +59,7 @@ export async function readResource (registry: Registry, call: Call, input: Input
     if (returned === undefined || returned === null) throw notFound(call, uri)
     const contents = shapeContents(returned, uri, resource.definition.mimeType)
     json = call.era === 'modern'
-      ? resultJson(registry, 'modern', { contents, ttlMs: Math.min(resource.ttl ?? registry.options.ttl, registry.options.ttl), cacheScope: 'public' })
+      ? resultJson(registry, 'modern', { contents, ttlMs: Math.min(resource.ttl ?? registry.options.ttl, registry.options.ttl), cacheScope: call.auth === undefined ? 'public' : 'private' })
       : resultJson(registry, 'legacy', { contents })
   } catch (err) {
     if (err instanceof ProtocolError) throw err

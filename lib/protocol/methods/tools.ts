@@ -1,7 +1,8 @@
 /** `tools/list` and `tools/call`, for both eras. */
 import { INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../jsonrpc.js'
 import { describe } from '../../define/describe.js'
-import { ClientInputError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
+import { ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
+import { insufficientScope } from '../../auth/challenge.js'
 import { CallContext, type Call } from '../context.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
@@ -16,7 +17,7 @@ export function listTools (registry: Registry, call: Call): string {
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string')
   }
-  const page = registry.toolsPage(call.era, cursor)
+  const page = registry.toolsPage(call.era, cursor, call.auth)
   if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
   return page
 }
@@ -60,7 +61,7 @@ export async function callTool (registry: Registry, call: Call, input: InputSett
   const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
   const ctx = new CallContext(call, tool.name, input, retry)
   try {
-    const result = await run(tool, args, call, ctx)
+    const result = await run(registry, tool, args, call, ctx)
     // a question asked and not yet answered wins over whatever the tool did after it
     if (ctx.round !== undefined) {
       const round = finishRound(ctx.round, input, call, tool.name, call.params.arguments)
@@ -86,7 +87,7 @@ function missing (tool: CompiledTool, call: Call, err: MissingCapabilityError): 
   throw new ProtocolError(MISSING_CLIENT_CAPABILITY, message, 400, { requiredCapabilities: err.requiredCapabilities })
 }
 
-async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
+async function run (registry: Registry, tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
   // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
   if (!tool.validate(args)) {
     return errorResult(`Invalid arguments for tool '${tool.name}': ${explain(tool.validate.errors)}`)
@@ -109,6 +110,8 @@ async function run (tool: CompiledTool, args: Record<string, unknown>, call: Cal
     if (ctx.round?.asked === true) return PENDING // the answer will be input_required (callTool)
     if (err instanceof ToolError) return errorResult(err.message, err.meta)
     if (err instanceof MissingCapabilityError) return missing(tool, call, err)
+    // the tool found it needs more than its declared scopes: refused as a declared scope is
+    if (err instanceof InsufficientScopeError) throw insufficientScope(registry.options.metadataUrl, err.scopes, `tool '${tool.name}'`)
     if (err instanceof ClientInputError) {
       ctx.log.warn({ err }, `tool '${tool.name}': a question to the client failed`)
       return errorResult(`Tool '${tool.name}': ${err.message}`)

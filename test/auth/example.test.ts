@@ -1,0 +1,58 @@
+// The example server with AUTH=1, as its own process: the acceptance checks (no token: 401 naming
+// the metadata; the metadata lists scopes_supported), then both real clients with its sample token.
+import t from 'tap'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { startExample, type Running } from '../helpers/example.js'
+
+let server: Running
+let token: string
+t.before(async () => {
+  server = await startExample({ AUTH: '1' })
+  token = /Sample token \(issues:read issues:write, acr mfa, valid 1 hour\): ([\w.-]+)/.exec(server.output)![1]
+})
+t.teardown(async () => server.stop())
+
+t.test('without a token: 401 naming the metadata, which lists scopes_supported', async (t) => {
+  const res = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) })
+  t.equal(res.status, 401)
+  const metadataUrl = `${server.url.origin}/.well-known/oauth-protected-resource/mcp`
+  t.equal(res.headers.get('www-authenticate'), `Bearer resource_metadata="${metadataUrl}"`)
+  const metadata = await (await fetch(metadataUrl)).json()
+  t.same(metadata, {
+    resource: server.url.href,
+    authorization_servers: [server.url.origin],
+    bearer_methods_supported: ['header'],
+    scopes_supported: ['issues:read', 'issues:write', 'issues:admin'],
+    resource_name: 'fastify-sake example issues'
+  })
+  const jwks = await (await fetch(`${server.url.origin}/.well-known/jwks.json`)).json()
+  t.equal(jwks.keys[0].kty, 'EC')
+  t.equal(jwks.keys[0].d, undefined, 'the public key only')
+})
+
+t.test('2026-07-28 client with the sample token: scoped tools, step-up passes, the admin scope is asked for', async (t) => {
+  const client = new ModernClient({ name: 'modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await client.connect(new ModernTransport(server.url, { authProvider: { token: async () => token } }))
+  t.teardown(() => client.close())
+  const { tools } = await client.listTools()
+  t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'create_issue', 'delete_issue', 'echo', 'list_issues'])
+  const created = await client.callTool({ name: 'create_issue', arguments: { title: 'From the test' } })
+  t.match(created.structuredContent, { title: 'From the test', owner: 'example-user', open: true })
+  const deleted = await client.callTool({ name: 'delete_issue', arguments: { id: (created.structuredContent as { id: number }).id } })
+  t.match(deleted.content, [{ type: 'text', text: /^Deleted issue \d+$/ }], 'a recent mfa sign-in: the step-up passes')
+})
+
+t.test('2025 SDK client with the sample token', async (t) => {
+  const client = new LegacyClient({ name: 'legacy', version: '1' })
+  const transport = new LegacyTransport(server.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+  await client.connect(transport)
+  const listed = await client.callTool({ name: 'list_issues', arguments: {} })
+  t.match(JSON.parse((listed.content as Array<{ text: string }>)[0].text), [{ id: 1, title: 'Example issue' }])
+  const add = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })
+  t.same(add.structuredContent, { sum: 3 }, 'the unscoped example tools work as before')
+  await transport.terminateSession()
+  t.equal(transport.sessionId, undefined, 'DELETE, with the token, ended the session')
+  await client.close()
+})
