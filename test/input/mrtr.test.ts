@@ -420,3 +420,27 @@ t.test('a question started and never awaited does not crash the process', async 
   t.equal(unhandled, 0)
   await app.close()
 })
+
+t.test('with auth on, requestState is bound to the caller: another subject cannot resume it', async (t) => {
+  const app = await server({
+    auth: {
+      resource: 'http://localhost/mcp',
+      authorizationServers: ['https://auth.example.com'],
+      // the token is the subject's name: enough to tell two callers apart
+      verify: async (token) => ({ subject: token, scopes: [] })
+    }
+  })
+  const as = (subject: string, params: Record<string, unknown>): Promise<Round> => {
+    const meta = modernMeta({ 'io.modelcontextprotocol/clientCapabilities': ALL })
+    return send(app, modernPost({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { ...params, _meta: meta } }, { authorization: `Bearer ${subject}` }))
+  }
+  const first = await as('alice', { name: 'greet' })
+  t.equal(first.body.result.resultType, 'input_required')
+  const retry = { name: 'greet', requestState: first.body.result.requestState, inputResponses: { who: accept({ name: 'Alice' }) } }
+  const stolen = await as('bob', retry)
+  t.equal(stolen.status, 200)
+  t.equal(stolen.body.error.code, -32602)
+  t.match(stolen.body.error.message, /minted for another call \(the caller differs\)/)
+  t.same((await as('alice', retry)).body.result.content, [{ type: 'text', text: 'Hello, Alice!' }])
+  await app.close()
+})
