@@ -37,7 +37,7 @@ t.test('2026-07-28 client with the sample token: scoped tools, step-up passes, t
   await client.connect(new ModernTransport(server.url, { authProvider: { token: async () => token } }))
   t.teardown(() => client.close())
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'create_issue', 'delete_issue', 'echo', 'list_issues'])
+  t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'create_issue', 'delete_issue', 'echo', 'greet', 'list_issues'])
   const created = await client.callTool({ name: 'create_issue', arguments: { title: 'From the test' } })
   t.match(created.structuredContent, { title: 'From the test', owner: 'example-user', open: true })
   const deleted = await client.callTool({ name: 'delete_issue', arguments: { id: (created.structuredContent as { id: number }).id } })

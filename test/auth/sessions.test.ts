@@ -28,7 +28,7 @@ t.test('another subject\'s token on a session is refused as not found; the owner
   const hijack = await app.inject(legacyRequest(session, VERSION, call, mallory))
   t.equal(hijack.statusCode, 404)
   t.equal(rpc(hijack).error!.code, -32001)
-  t.match(lines.find((l) => l.level === 40), { sessionId: session, subject: 'mallory' }, 'logged at warn with the subject refused')
+  t.match(lines.find((l) => l.level === 40 && l.sessionId !== undefined), { sessionId: session, subject: 'mallory' }, 'logged at warn with the subject refused')
   const notify = await app.inject(legacyRequest(session, VERSION, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, mallory))
   t.equal(notify.statusCode, 404, 'notifications too')
   const get = await app.inject({ method: 'GET', url: '/mcp', headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': VERSION, ...mallory } })
