@@ -13,6 +13,8 @@ import type { ClientAnswer } from '../protocol/input.js'
 
 interface Pending {
   settle (answer: ClientAnswer): void
+  /** Ends the wait with a `cancelled` error. */
+  cancel (message: string): void
 }
 
 /** A response's `result` or `error`, as a question's answer; an error without code or message is kept readable. */
@@ -56,10 +58,21 @@ export class ClientRequests {
       const timer = setTimeout(() => fail('timeout', `the client did not answer ${method} ('${key}') within ${timeout} ms`), timeout)
       timer.unref()
       signal.addEventListener('abort', onAbort, { once: true })
-      this.pending.set(slot, { settle: (answer) => { cleanup(); resolve(answer) } })
+      this.pending.set(slot, {
+        settle: (answer) => { cleanup(); resolve(answer) },
+        cancel: (message) => fail('cancelled', message)
+      })
       if (signal.aborted) onAbort()
       else if (!write(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) fail('cancelled', `the client's stream closed before ${method} ('${key}') could be sent`)
     })
+  }
+
+  /**
+   * Ends every wait (the server is closing): a handler waiting for a person must not hold the
+   * server open until its timeout, so it hears `cancelled` and its call answers.
+   */
+  cancelAll (): void {
+    for (const pending of [...this.pending.values()]) pending.cancel('the server is closing before the client answered')
   }
 
   /** Hands a client's response to the question it answers; false when no question here has that id. */

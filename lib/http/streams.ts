@@ -379,9 +379,13 @@ export class Streams {
     this.standalone.get(sessionId)?.end()
   }
 
-  /** Ends the GET and listen streams (the server is closing); calls still running finish on their own. */
+  /**
+   * Ends the GET and listen streams (the server is closing), and the waits of questions asked of
+   * 2025 clients; calls still running finish on their own.
+   */
   close (): void {
     this.unsubscribe()
+    this.requests.cancelAll()
     for (const entry of [...this.listens, ...this.standalone.values()]) entry.end()
   }
 }

@@ -315,3 +315,21 @@ t.test('the tool error a question produces when the tool does not catch it', asy
   const result = (await stream.message()).result
   t.same(result, { content: [{ type: 'text', text: "Tool 'bare': the client answered roots/list ('r') with error 1: nope" }], isError: true })
 })
+
+t.test('closing the server ends the wait of a question at once; the call answers', async (t) => {
+  const seen: unknown[] = []
+  const app = await build({ keepAlive: 0 })
+  greet(app, seen)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/mcp`
+  const sid = await session(url)
+  const stream = await callTool(url, sid, 'greet')
+  await stream.message()
+  const started = Date.now()
+  const closing = app.close()
+  const result = (await stream.message()).result
+  await closing
+  t.ok(Date.now() - started < 2000, 'closed without waiting for inputTimeout (10 minutes)')
+  t.match(result.content[0].text, /the server is closing before the client answered/)
+  t.match(seen[0], { reason: 'cancelled' })
+})
