@@ -17,18 +17,31 @@ export interface MemoryEventStoreOptions {
 }
 
 interface Stream {
+  readonly id: string
   next: number
   /** Sequence number of events[0]. */
   first: number
   events: StoredEvent[]
   lastSeen: number
+  /** Neighbours in least-recently-used order: `older` towards the oldest, `newer` towards the newest. */
+  older: Stream | undefined
+  newer: Stream | undefined
 }
 
+/**
+ * Streams are found by id in a Map and kept in least-recently-used order in a linked list beside
+ * it, so that the oldest is at hand: under load the store sits at `maxEvents` and evicts on every
+ * append, and finding the oldest by iterating a Map that keeps losing its first entries gets
+ * slower as the deleted entries pile up (bench/RESULTS.md).
+ */
 export class MemoryEventStore implements EventStore {
   private readonly streams = new Map<string, Stream>()
   private readonly options: MemoryEventStoreOptions
   private readonly now: () => number
   private count = 0
+  /** The least and the most recently used stream. */
+  private oldest: Stream | undefined
+  private newest: Stream | undefined
   private timer: NodeJS.Timeout | undefined
 
   constructor (options: MemoryEventStoreOptions) {
@@ -46,22 +59,46 @@ export class MemoryEventStore implements EventStore {
   append (streamId: string, message: string): string {
     let stream = this.streams.get(streamId)
     if (stream === undefined) {
-      stream = { next: 0, first: 0, events: [], lastSeen: 0 }
+      stream = { id: streamId, next: 0, first: 0, events: [], lastSeen: 0, older: undefined, newer: undefined }
+      this.streams.set(streamId, stream)
+      this.link(stream)
     } else {
-      this.streams.delete(streamId) // re-inserted last: Map order is least recently used first
+      this.touch(stream)
     }
-    this.streams.set(streamId, stream)
     stream.lastSeen = this.now()
     const id = `${streamId}:${stream.next++}`
     stream.events.push({ id, message })
     this.count++
     if (stream.events.length > this.options.maxPerStream) this.drop(stream)
     while (this.count > this.options.maxEvents) {
-      const [oldestId, oldest] = this.streams.entries().next().value as [string, Stream]
+      const oldest = this.oldest!
       this.drop(oldest)
-      if (oldest.events.length === 0) this.streams.delete(oldestId)
+      if (oldest.events.length === 0) this.remove(oldest)
     }
     return id
+  }
+
+  /** Puts a new stream last (the most recently used). */
+  private link (stream: Stream): void {
+    stream.older = this.newest
+    stream.newer = undefined
+    if (this.newest === undefined) this.oldest = stream
+    else this.newest.newer = stream
+    this.newest = stream
+  }
+
+  private unlink (stream: Stream): void {
+    if (stream.older === undefined) this.oldest = stream.newer
+    else stream.older.newer = stream.newer
+    if (stream.newer === undefined) this.newest = stream.older
+    else stream.newer.older = stream.older
+  }
+
+  /** Moves a stream last, unless it is already (a call appends to its own stream again and again). */
+  private touch (stream: Stream): void {
+    if (stream === this.newest) return
+    this.unlink(stream)
+    this.link(stream)
   }
 
   private drop (stream: Stream): void {
@@ -78,33 +115,32 @@ export class MemoryEventStore implements EventStore {
     const stream = this.streams.get(streamId)
     if (stream === undefined || !Number.isInteger(seq) || seq < 0 || seq >= stream.next) return undefined
     if (this.now() - stream.lastSeen > this.options.idleTimeout) {
-      this.remove(streamId, stream)
+      this.remove(stream)
       return undefined
     }
     stream.lastSeen = this.now()
-    this.streams.delete(streamId)
-    this.streams.set(streamId, stream)
+    this.touch(stream)
     return { streamId, events: stream.events.slice(Math.max(0, seq + 1 - stream.first)) }
   }
 
-  private remove (streamId: string, stream: Stream): void {
-    this.streams.delete(streamId)
+  private remove (stream: Stream): void {
+    this.streams.delete(stream.id)
+    this.unlink(stream)
     this.count -= stream.events.length
   }
 
   /** Drops every stream idle for longer than the timeout. */
   sweep (): void {
     const limit = this.now() - this.options.idleTimeout
-    for (const [id, stream] of this.streams) {
-      if (stream.lastSeen >= limit) break
-      this.remove(id, stream)
-    }
+    while (this.oldest !== undefined && this.oldest.lastSeen < limit) this.remove(this.oldest)
   }
 
   close (): void {
     clearInterval(this.timer)
     this.timer = undefined
     this.streams.clear()
+    this.oldest = undefined
+    this.newest = undefined
     this.count = 0
   }
 }
