@@ -66,6 +66,27 @@ t.test('MemoryEventStore: ids per stream, replay after an id, per-stream and tot
   t.equal(store.size, 0)
 })
 
+t.test('MemoryEventStore evicts the least recently used stream, whatever order streams were touched in', async (t) => {
+  let now = 0
+  const store = new MemoryEventStore({ maxPerStream: 10, maxEvents: 4, idleTimeout: 100, now: () => now })
+  store.append('a', 'a1')
+  store.append('b', 'b1')
+  store.append('c', 'c1')
+  store.append('b', 'b2') // b, in the middle, becomes the newest: a is now the oldest, then c
+  store.append('d', 'd1') // 5 events: a loses its only one, and a goes
+  t.equal(store.replay('a:0'), undefined, 'a evicted first')
+  t.same(store.replay('c:0')?.events, [], 'c kept (replayed: now the newest)')
+  store.append('e', 'e1') // the oldest is b now (c was replayed after it)
+  t.same(store.replay('b:0')?.events.map((e) => e.message), ['b2'], 'b lost its oldest event')
+  now = 50
+  store.append('d', 'd2')
+  now = 120 // b (replayed at 0), c, e (0) idle; d written at 50
+  store.sweep()
+  t.equal(store.size, 2, 'only d is left')
+  t.same(store.replay('d:0')?.events.map((e) => e.message), ['d2'])
+  store.close()
+})
+
 t.test('MemoryEventStore without a clock uses Date.now and sweeps on an unref\'d timer', async (t) => {
   const store = new MemoryEventStore({ maxPerStream: 1, maxEvents: 1, idleTimeout: 1 })
   store.append('z', 'm')
