@@ -27,7 +27,7 @@ t.test('without a token: 401 naming the metadata, which lists scopes_supported',
     scopes_supported: ['issues:read', 'issues:write', 'issues:admin'],
     resource_name: 'fastify-sake example issues'
   })
-  const jwks = await (await fetch(`${server.url.origin}/.well-known/jwks.json`)).json()
+  const jwks = await (await fetch(`${server.url.origin}/.well-known/jwks.json`)).json() as { keys: Array<Record<string, unknown>> }
   t.equal(jwks.keys[0].kty, 'EC')
   t.equal(jwks.keys[0].d, undefined, 'the public key only')
 })

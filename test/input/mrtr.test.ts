@@ -332,7 +332,7 @@ t.test('bad questions are the handler author\'s bug: a tool error, logged', asyn
     ['bad_url', (ctx) => ctx.elicit.url('k', 'M', 'not a url'), /needs a message string and an absolute URL/],
     ['bad_sample', (ctx) => ctx.sample('k', { messages: 'hi' }), /needs \{ messages: \[\.\.\.\], maxTokens: number \}/]
   ]
-  for (const [name, ask, message] of cases) {
+  for (const [name, ask] of cases) {
     app.registerTool({ name, execute: async (args, ctx) => ask(ctx) })
   }
   await app.ready()

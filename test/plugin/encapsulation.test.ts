@@ -2,7 +2,7 @@
 // second one where a first already is.
 import t from 'tap'
 import Fastify from 'fastify'
-import sake from '../../lib/index.js'
+import sake, { defineTool } from '../../lib/index.js'
 import { modernRequest, rpc } from '../helpers/app.js'
 
 const at = (url: string, req: ReturnType<typeof modernRequest>): ReturnType<typeof modernRequest> => ({ ...req, url })
@@ -17,7 +17,7 @@ t.test('two servers in sibling contexts, each with its own tools', async (t) => 
     views.a = child.mcp
   })
   await app.register(async (child) => {
-    await child.register(sake, { name: 'server-b', version: '2.0.0', path: '/b', tools: [{ name: 'only-b', execute: () => 'b' }] })
+    await child.register(sake, { name: 'server-b', version: '2.0.0', path: '/b', tools: [defineTool({ name: 'only-b', execute: () => 'b' })] })
     views.b = child.mcp
   })
   t.notOk(app.hasDecorator('mcp'), 'the parent has no server of its own')

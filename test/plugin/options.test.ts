@@ -3,7 +3,7 @@
 // default shows in behaviour.
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
-import sake, { SakeOptionError, Type } from '../../lib/index.js'
+import sake, { SakeOptionError, Type, defineTool } from '../../lib/index.js'
 import { resolveOptions, defaults } from '../../lib/options.js'
 import { build, modernRequest, openSession, rpc } from '../helpers/app.js'
 
@@ -109,7 +109,7 @@ t.test('a long value is cut short in the message', async (t) => {
 
 t.test('a bad tool in the tools option fails registration with its own error', async (t) => {
   const app = Fastify({ logger: false })
-  await t.rejects(async () => { await app.register(sake, { ...base, tools: [{ name: 'bad name', execute: () => 'x' }] }) }, { code: 'SAKE_ERR_INVALID_TOOL', message: /^tool 'bad name'/ })
+  await t.rejects(async () => { await app.register(sake, { ...base, tools: [{ name: 'bad name', execute: () => 'x' }] as never }) }, { code: 'SAKE_ERR_INVALID_TOOL', message: /^tool 'bad name'/ })
 })
 
 t.test('defaults', async (t) => {
@@ -178,7 +178,7 @@ t.test('given options reach the client', async (t) => {
     icons: [{ src: 'https://example.com/i.png' }],
     instructions: 'Call echo.',
     sessions: { maxSessions: 1 },
-    tools: [{ name: 'a', execute: () => 'a' }, { name: 'b', execute: () => 'b' }]
+    tools: [defineTool({ name: 'a', execute: () => 'a' }), defineTool({ name: 'b', execute: () => 'b' })]
   })
   t.teardown(() => app.close())
   const at = (req: ReturnType<typeof modernRequest>): ReturnType<typeof modernRequest> => ({ ...req, url: '/tools' })

@@ -2,7 +2,7 @@
 // after ready and on a duplicate name; the listed result is sorted and serialised at ready.
 import t from 'tap'
 import sake, {
-  Type, defineTool, SakeRegisterAfterReadyError, SakeDuplicateToolError, SakeToolDefinitionError, type ToolDefinition
+  Type, defineTool, SakeRegisterAfterReadyError, SakeDuplicateToolError, SakeToolDefinitionError
 } from '../../lib/index.js'
 import Fastify from 'fastify'
 import { Registry } from '../../lib/registry.js'
@@ -69,9 +69,9 @@ t.test('every option of a definition reaches tools/list, in both eras', async (t
 t.test('an array of definitions', async (t) => {
   const app = await build()
   t.teardown(() => app.close())
-  const tools: ToolDefinition[] = [
-    { name: 'one', execute: () => 1 },
-    { name: 'two', execute: () => 2 }
+  const tools = [
+    defineTool({ name: 'one', execute: () => 1 }),
+    defineTool({ name: 'two', execute: () => 2 })
   ]
   app.registerTool(tools)
   t.same([...app.mcp.tools.keys()], ['one', 'two'])
@@ -79,7 +79,7 @@ t.test('an array of definitions', async (t) => {
 })
 
 t.test('the tools option', async (t) => {
-  const app = await build({ tools: [{ name: 'from-option', execute: () => 'x' }] })
+  const app = await build({ tools: [defineTool({ name: 'from-option', execute: () => 'x' })] })
   t.teardown(() => app.close())
   app.registerTool({ name: 'later', execute: () => 'y' })
   t.same(await names(app), ['from-option', 'later'])
@@ -125,14 +125,14 @@ t.test('a duplicate name', async (t) => {
     name: 'SakeDuplicateToolError',
     message: "a tool named 'add' is already registered on this MCP server; tool names must be unique"
   })
-  t.throws(() => app.registerTool([{ name: 'x', execute: () => 1 }, { name: 'x', execute: () => 1 }]), SakeDuplicateToolError, 'within one array too')
+  t.throws(() => app.registerTool([defineTool({ name: 'x', execute: () => 1 }), defineTool({ name: 'x', execute: () => 1 })]), SakeDuplicateToolError, 'within one array too')
   t.equal(app.mcp.tools.get('add'), first, 'the first registration stays')
 })
 
 t.test('names differing only in case are two tools', async (t) => {
   const app = await build()
   t.teardown(() => app.close())
-  app.registerTool([{ name: 'add', execute: () => 1 }, { name: 'Add', execute: () => 2 }])
+  app.registerTool([defineTool({ name: 'add', execute: () => 1 }), defineTool({ name: 'Add', execute: () => 2 })])
   t.equal(app.mcp.tools.size, 2)
 })
 
@@ -146,7 +146,7 @@ t.test('registering after ready', async (t) => {
     name: 'SakeRegisterAfterReadyError',
     message: "cannot register tool 'late' after the server is ready; register every tool, resource and prompt before app.ready() or app.listen()"
   })
-  t.throws(() => app.registerTool([{ name: 'late2', execute: () => 1 }]), SakeRegisterAfterReadyError, 'an array too')
+  t.throws(() => app.registerTool([defineTool({ name: 'late2', execute: () => 1 })]), SakeRegisterAfterReadyError, 'an array too')
   t.throws(() => app.registerTool(undefined as any), { code: 'SAKE_ERR_REGISTER_AFTER_READY', message: /cannot register tool 'undefined'/ }, 'even a broken one: the late call is the mistake to fix')
   t.same(await names(app), ['early'], 'the list is unchanged')
 })
@@ -164,7 +164,7 @@ t.test('registering from a later plugin, before ready, is fine', async (t) => {
 t.test('tools/list is sorted by name, whatever the registration order', async (t) => {
   const app = await build()
   t.teardown(() => app.close())
-  app.registerTool(['delta', 'Bravo', 'alpha', 'charlie', 'a.b', 'a_b', 'a-b', '10', '9'].map((name) => ({ name, execute: () => name })))
+  app.registerTool(['delta', 'Bravo', 'alpha', 'charlie', 'a.b', 'a_b', 'a-b', '10', '9'].map((name) => defineTool({ name, execute: () => name })))
   t.same(await names(app), ['10', '9', 'Bravo', 'a-b', 'a.b', 'a_b', 'alpha', 'charlie', 'delta'], 'code-unit order: stable whatever the locale')
   t.same([...app.mcp.tools.keys()].slice(0, 2), ['delta', 'Bravo'], 'app.mcp.tools keeps registration order')
 })
@@ -173,7 +173,7 @@ t.test('the list is serialised once, at ready', async (t) => {
   const paginate = t.capture(Registry.prototype as any, 'paginate', (Registry.prototype as any).paginate)
   const app = await build()
   t.teardown(() => app.close())
-  app.registerTool([{ name: 'b', execute: () => 1 }, { name: 'a', execute: () => 1 }])
+  app.registerTool([defineTool({ name: 'b', execute: () => 1 }), defineTool({ name: 'a', execute: () => 1 })])
   t.equal(paginate().length, 0, 'nothing serialised while registering')
   await app.ready()
   t.equal(paginate().length, 1, 'once at ready')

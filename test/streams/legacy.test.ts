@@ -1,11 +1,11 @@
 // 2025 sessions over a real port: logging/setLevel, resources/subscribe, the GET stream (409, list
 // changes, subscribed updates), and 2025-11-25 resumability (priming, ids, closeStream, Last-Event-ID).
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Type } from '../../lib/index.js'
 import { build, openSession, legacyRequest, rpc } from '../helpers/app.js'
 import { getStream, legacyPost, listen, open, session, sleep } from './helpers.js'
 
-async function server (t: Parameters<Parameters<typeof t.test>[1]>[0], options = {}) {
+async function server (t: Test, options = {}) {
   const app = await build({ keepAlive: 0, ...options })
   const gate: { release?: () => void } = {}
   app.registerTool({
