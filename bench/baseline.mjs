@@ -85,4 +85,3 @@ export function baselineRoutes (app, scenario, fixture, { preserialized }) {
       throw new Error(`no baseline for ${scenario}`)
   }
 }
-

@@ -291,7 +291,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   unknownKeys(events, EVENT_KEYS, 'events.')
 
   const requestState = input.requestState === undefined ? {} : input.requestState
-  if (!isObject(requestState)) fail('requestState', "an object { keys?, ttl? }, e.g. { keys: [process.env.MCP_STATE_KEY] }", requestState)
+  if (!isObject(requestState)) fail('requestState', 'an object { keys?, ttl? }, e.g. { keys: [process.env.MCP_STATE_KEY] }', requestState)
   unknownKeys(requestState, REQUEST_STATE_KEYS, 'requestState.')
   let sealer: RequestStateSealer
   try {

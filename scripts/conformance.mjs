@@ -222,4 +222,3 @@ main().catch((err) => {
   console.error(err)
   process.exitCode = 1
 })
-

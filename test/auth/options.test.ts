@@ -87,7 +87,7 @@ t.test('auth.hideForbidden and auth.metadata', async (t) => {
 t.test('scopes: scope tokens with descriptions', async (t) => {
   t.same([...resolveOptions({ ...base, scopes: { 'issues:read': 'Read issues' } }).scopes], [['issues:read', 'Read issues']])
   refused(t, { scopes: ['issues:read'] }, "fastify-sake: option 'scopes' must be an object of scope → description, such as { 'issues:read': 'Read issues' }, got [\"issues:read\"] (array)")
-  refused(t, { scopes: { 'issues read': 'x' } }, `fastify-sake: option 'scopes' has the scope "issues read", which is not an OAuth scope token (printable ASCII without spaces, '"' or '\\')`)
+  refused(t, { scopes: { 'issues read': 'x' } }, 'fastify-sake: option \'scopes\' has the scope "issues read", which is not an OAuth scope token (printable ASCII without spaces, \'"\' or \'\\\')')
   refused(t, { scopes: { 'a"b': 'x' } }, /not an OAuth scope token/)
   refused(t, { scopes: { 'issues:read': '' } }, "fastify-sake: option 'scopes['issues:read']' must be a non-empty description (a consent page shows it), got \"\" (string)")
 })

@@ -52,4 +52,3 @@ t.test('fixtures, with the demo tools kept', async (t) => {
   const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } })
   t.match(JSON.stringify(prompt.messages), "arg1='a', arg2='b'")
 })
-

@@ -12,7 +12,7 @@ t.test('invalid definitions: SAKE_ERR_INVALID_PROMPT naming the prompt and the r
   const cases: Array<[unknown, string]> = [
     [undefined, 'a prompt definition must be an object, got undefined'],
     [{ get }, "prompt definition: 'name' is required: 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'"],
-    [{ name: 5, get }, "prompt definition: name 5 is not allowed"],
+    [{ name: 5, get }, 'prompt definition: name 5 is not allowed'],
     [{ name: 'has space', get }, "prompt 'has space': name \"has space\" is not allowed"],
     [{ name: 'x'.repeat(129), get }, `prompt '${'x'.repeat(129)}': name`],
     [{ name: 'p', get, argz: {} }, "prompt 'p': unknown option 'argz'; known options are name, title, description, icons, meta, ttl, args, get, complete, scope"],

@@ -61,6 +61,7 @@ export async function open (url: string, init: { method: string, headers: Record
   res.on('close', () => { done = true; wake() })
   const next = async (timeoutMs = 2000): Promise<SseEvent | undefined> => {
     const deadline = Date.now() + timeoutMs
+    // eslint-disable-next-line no-unmodified-loop-condition -- the response's 'end'/'close' listeners set `done` while we await
     while (pending.length === 0 && !done) {
       if (Date.now() > deadline) throw new Error('no event in time')
       await new Promise<void>((resolve) => { waiters.push(resolve); setTimeout(resolve, 50) })
@@ -85,6 +86,7 @@ export async function open (url: string, init: { method: string, headers: Record
     },
     close: () => { res.destroy() },
     json: async () => {
+      // eslint-disable-next-line no-unmodified-loop-condition -- set by the response's listeners while we await
       while (!done) await new Promise<void>((resolve) => { waiters.push(resolve) })
       return JSON.parse(text)
     }
