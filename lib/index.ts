@@ -128,19 +128,16 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     await bus.publish({ type: 'resourceUpdated', uri })
   }
 
+  // an array registers all or none: a mistake in one definition leaves the server as it was
   const registerTool = (definition: ToolDefinition | readonly ToolDefinition[]): void => {
-    if (Array.isArray(definition)) {
-      for (const one of definition) registry.addTool(one)
-    } else {
-      registry.addTool(definition as ToolDefinition)
-    }
+    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addTool(one))
   }
   registerTool(options.tools)
   const registerResource = (definition: ResourceDefinition | readonly ResourceDefinition[]): void => {
-    for (const one of Array.isArray(definition) ? definition : [definition]) registry.addResource(one)
+    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addResource(one))
   }
   const registerPrompt = (definition: PromptDefinition | readonly PromptDefinition[]): void => {
-    for (const one of Array.isArray(definition) ? definition : [definition]) registry.addPrompt(one)
+    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addPrompt(one))
   }
   registerResource(options.resources)
   registerPrompt(options.prompts)

@@ -102,10 +102,36 @@ export class Registry {
   /** With `hideForbidden`: the pages per set of held declared scopes, built on first use. */
   private readonly filtered = new Map<string, Record<ListName | 'tools', Pages>>()
 
+  /** While `all` runs: what was added, so that a failure takes it back. */
+  private journal: Array<() => void> | undefined
+
   constructor (options: RegistryOptions) {
     this.options = options
     this.declared = options.scopes ?? new Map()
     this.serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: options.info })
+  }
+
+  /**
+   * Adds several definitions with `add`, all or none: when one fails, those before it are taken
+   * back and the error goes on, so a registration that throws leaves the server as it was.
+   */
+  all<T> (definitions: readonly T[], add: (definition: T) => unknown): void {
+    const journal: Array<() => void> = []
+    this.journal = journal
+    try {
+      for (const definition of definitions) add(definition)
+    } catch (err) {
+      for (const undo of journal.reverse()) undo()
+      throw err
+    } finally {
+      this.journal = undefined
+    }
+  }
+
+  /** Sets `key` in `map`, noting how to undo it while `all` runs. */
+  private keep<K, V> (map: Map<K, V>, key: K, value: V): void {
+    map.set(key, value)
+    this.journal?.push(() => { map.delete(key); this.access.delete(value as object) })
   }
 
   /** Checks, compiles and adds a tool; throws a `SakeError` on any mistake. */
@@ -114,7 +140,7 @@ export class Registry {
     const tool = compileTool(definition)
     if (this.tools.has(tool.name)) throw new SakeDuplicateToolError(tool.name)
     this.require(tool, definition, (message) => { throw new SakeToolDefinitionError(`tool '${tool.name}': ${message}`) })
-    this.tools.set(tool.name, tool)
+    this.keep(this.tools, tool.name, tool)
     return tool
   }
 
@@ -126,7 +152,7 @@ export class Registry {
     if (map.has(resource.key)) throw new SakeDuplicateResourceError(resource.key)
     const who = resource.template === undefined ? 'resource' : 'resource template'
     this.require(resource, definition, (message) => { throw new SakeResourceDefinitionError(`${who} '${resource.key}': ${message}`) })
-    map.set(resource.key, resource)
+    this.keep(map, resource.key, resource)
     return resource
   }
 
@@ -136,7 +162,7 @@ export class Registry {
     const prompt = compilePrompt(definition)
     if (this.prompts.has(prompt.name)) throw new SakeDuplicatePromptError(prompt.name)
     this.require(prompt, definition, (message) => { throw new SakePromptDefinitionError(`prompt '${prompt.name}': ${message}`) })
-    this.prompts.set(prompt.name, prompt)
+    this.keep(this.prompts, prompt.name, prompt)
     return prompt
   }
 

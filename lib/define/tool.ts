@@ -184,6 +184,8 @@ export interface CompiledTool {
   readonly headers: readonly HeaderParam[]
   readonly ttl: number | undefined
   readonly stream: boolean
+  /** `{ tool: name }`, made once: bound into the logger of every call's context. */
+  readonly logBindings: Readonly<{ tool: string }>
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -371,7 +373,8 @@ export function compileTool (def: ToolDefinition): CompiledTool {
     objectOutput: outputSchema === undefined || outputSchema.type === 'object',
     headers: Object.freeze(headers),
     ttl: def.ttl,
-    stream: def.stream === true
+    stream: def.stream === true,
+    logBindings: Object.freeze({ tool: def.name })
   })
 }
 

@@ -92,9 +92,10 @@ export class CallContext extends FeatureContext {
   private readonly logThreshold: number
   private lastProgress = -Infinity
 
-  constructor (call: Call, tool: string, settings?: InputSettings, retry?: Retry) {
-    super(call, { tool }, settings, retry)
-    this.tool = tool
+  /** `bindings`: the tool's `{ tool: name }`, made once per tool rather than per call. */
+  constructor (call: Call, bindings: Readonly<{ tool: string }>, settings?: InputSettings, retry?: Retry) {
+    super(call, bindings, settings, retry)
+    this.tool = bindings.tool
     this.channel = call.channel
     const meta = call.params._meta as Record<string, unknown> | undefined
     const token = meta?.progressToken

@@ -2,7 +2,7 @@
 // after ready and on a duplicate name; the listed result is sorted and serialised at ready.
 import t from 'tap'
 import sake, {
-  Type, defineTool, SakeRegisterAfterReadyError, SakeDuplicateToolError, SakeToolDefinitionError
+  Type, defineTool, definePrompt, SakeRegisterAfterReadyError, SakeDuplicateToolError, SakeToolDefinitionError
 } from '../../lib/index.js'
 import Fastify from 'fastify'
 import { Registry } from '../../lib/registry.js'
@@ -112,7 +112,7 @@ t.test('a mistake is thrown from registerTool itself', async (t) => {
   t.throws(() => app.registerTool({ name: 'bad name', execute: () => 1 }), SakeToolDefinitionError)
   t.throws(() => app.registerTool(undefined as any), { code: 'SAKE_ERR_INVALID_TOOL', message: 'a tool definition must be an object, got undefined' })
   t.throws(() => app.registerTool([{ name: 'ok', execute: () => 1 }, null as any]), { message: 'a tool definition must be an object, got null' })
-  t.same([...app.mcp.tools.keys()], ['ok'], 'the definitions before the bad one are registered')
+  t.same([...app.mcp.tools.keys()], [], 'an array with a bad definition registers none of them')
 })
 
 t.test('a duplicate name', async (t) => {
@@ -127,6 +127,36 @@ t.test('a duplicate name', async (t) => {
   })
   t.throws(() => app.registerTool([defineTool({ name: 'x', execute: () => 1 }), defineTool({ name: 'x', execute: () => 1 })]), SakeDuplicateToolError, 'within one array too')
   t.equal(app.mcp.tools.get('add'), first, 'the first registration stays')
+  t.notOk(app.mcp.tools.has('x'), 'a failed array registers none of its tools')
+})
+
+t.test('an array registers all or none, for tools, resources and prompts alike', async (t) => {
+  const app = await build({
+    scopes: { 'a:read': 'Read a' },
+    auth: { resource: 'http://localhost/mcp', authorizationServers: ['https://as.example.com'], verify: async (token) => ({ subject: token }) }
+  })
+  t.teardown(() => app.close())
+  app.registerTool(defineTool({ name: 'kept', execute: () => 1 }))
+  t.throws(() => app.registerTool([
+    defineTool({ name: 'fine', scope: 'a:read', execute: () => 1 }),
+    defineTool({ name: 'bad name', execute: () => 1 })
+  ]), SakeToolDefinitionError)
+  t.same([...app.mcp.tools.keys()], ['kept'], 'the tool before the bad one was taken back')
+  t.same(app.mcp.scopes().map((s) => s.tools), [[]], 'and its scope requirement with it')
+  t.throws(() => app.registerResource([
+    { uri: 'app://one', name: 'one', read: () => 'one' },
+    { uriTemplate: 'app://t/{id}', name: 't', read: () => 't' },
+    { uri: 'no-scheme', name: 'bad', read: () => 'x' }
+  ]), { code: 'SAKE_ERR_INVALID_RESOURCE' })
+  t.equal(app.mcp.resources.size + app.mcp.templates.size, 0)
+  t.throws(() => app.registerPrompt([
+    definePrompt({ name: 'p', get: () => 'p' }),
+    definePrompt({ name: 'p', get: () => 'again' })
+  ]), { code: 'SAKE_ERR_DUPLICATE_PROMPT' })
+  t.equal(app.mcp.prompts.size, 0)
+  // and what was taken back can be registered again
+  app.registerTool(defineTool({ name: 'fine', scope: 'a:read', execute: () => 1 }))
+  t.same([...app.mcp.tools.keys()], ['kept', 'fine'])
 })
 
 t.test('names differing only in case are two tools', async (t) => {

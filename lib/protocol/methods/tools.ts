@@ -59,7 +59,7 @@ export async function callTool (registry: Registry, call: Call, input: InputSett
   const tool = toolOf(registry, call.params)
   const args = argumentsOf(tool, call.params)
   const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
-  const ctx = new CallContext(call, tool.name, input, retry)
+  const ctx = new CallContext(call, tool.logBindings, input, retry)
   try {
     const result = await run(registry, tool, args, call, ctx)
     // a question asked and not yet answered wins over whatever the tool did after it
