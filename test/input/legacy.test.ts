@@ -333,3 +333,39 @@ t.test('closing the server ends the wait of a question at once; the call answers
   t.match(result.content[0].text, /the server is closing before the client answered/)
   t.match(seen[0], { reason: 'cancelled' })
 })
+
+t.test('a streamed 2025-11-25 call asks on its resumable stream; a client that reconnects gets the question by replay', async (t) => {
+  const { url } = await serve(t, {}, (app) => {
+    app.registerTool({
+      name: 'steps',
+      stream: true,
+      async execute (args, ctx) {
+        ctx.progress(1, 2)
+        const who = await ctx.elicit.form('who', 'Who?', Type.Object({ name: Type.String() }))
+        ctx.progress(2, 2)
+        return who.action === 'accept' ? `Hello, ${who.content.name}!` : who.action
+      }
+    })
+  })
+  const sid = await session(url)
+  const stream = await post(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { progressToken: 'p' } } })
+  const priming = await stream.next()
+  t.equal(priming!.data, '')
+  const progress = await stream.next()
+  t.equal(JSON.parse(progress!.data!).method, 'notifications/progress')
+  const asked = await stream.next()
+  const question = JSON.parse(asked!.data!)
+  t.equal(question.method, 'elicitation/create')
+  // the connection drops after the progress event: the call goes on (2025-11-25), and the
+  // question is replayed on the GET that resumes the stream
+  stream.close()
+  await sleep(50)
+  const resumed = await open(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'last-event-id': progress!.id! } })
+  const replayed = await resumed.next()
+  t.equal(replayed!.id, asked!.id, 'the question, with its event id')
+  t.same(JSON.parse(replayed!.data!), question)
+  t.equal(await answer(url, sid, question.id, { result: { action: 'accept', content: { name: 'Again' } } }), 202)
+  const rest = (await resumed.rest()).filter((event) => event.data !== undefined && event.data !== '').map((event) => JSON.parse(event.data!))
+  t.equal(rest[0].method, 'notifications/progress')
+  t.same(rest.at(-1).result.content, [{ type: 'text', text: 'Hello, Again!' }])
+})
