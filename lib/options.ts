@@ -182,10 +182,15 @@ function string (options: Record<string, unknown>, key: string, required: boolea
   return value
 }
 
-function integer (options: Record<string, unknown>, key: string, min: number, fallback: number, unit: string, display = key): number {
+/** The longest delay a Node timer takes; beyond it, `setTimeout` fires after 1 ms instead. */
+const MAX_TIMER = 2_147_483_647
+
+function integer (options: Record<string, unknown>, key: string, min: number, fallback: number, unit: string, display = key, max = Number.MAX_SAFE_INTEGER): number {
   const value = options[key]
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) fail(display, `an integer >= ${min} (${unit})`, value)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    fail(display, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min} (${unit})` : `an integer from ${min} to ${max} (${unit}; a Node timer goes no further)`, value)
+  }
   return value
 }
 
@@ -314,7 +319,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     ttl: integer(input, 'ttl', 0, defaults.ttl, 'milliseconds'),
     pageSize: integer(input, 'pageSize', 1, defaults.pageSize, 'tools per page'),
     bodyLimit: integer(input, 'bodyLimit', 1, defaults.bodyLimit, 'bytes'),
-    keepAlive: integer(input, 'keepAlive', 0, defaults.keepAlive, 'milliseconds; 0 for none'),
+    keepAlive: integer(input, 'keepAlive', 0, defaults.keepAlive, 'milliseconds; 0 for none', 'keepAlive', MAX_TIMER),
     sessions: Object.freeze({
       store,
       idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),
@@ -328,7 +333,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       idleTimeout: integer(events, 'idleTimeout', 1, defaults.eventIdleTimeout, 'milliseconds', 'events.idleTimeout')
     }),
     sealer,
-    inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds'),
+    inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds', 'inputTimeout', MAX_TIMER),
     tools: Object.freeze([...tools]) as readonly ToolDefinition[],
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],

@@ -13,8 +13,8 @@ import type { ClientAnswer } from '../protocol/input.js'
 
 interface Pending {
   settle (answer: ClientAnswer): void
-  /** Ends the wait with a `cancelled` error. */
-  cancel (message: string): void
+  /** Ends the wait with a `cancelled` error saying why (`why`: "the session ended"). */
+  cancel (why: string): void
 }
 
 /** A response's `result` or `error`, as a question's answer; an error without code or message is kept readable. */
@@ -35,13 +35,17 @@ export class ClientRequests {
   private readonly pending = new Map<string, Pending>()
   private readonly prefix = randomBytes(6).toString('base64url')
   private next = 0
+  /** Set when the server closes: a question asked after that fails at once. */
+  private closed = false
 
   /**
    * Writes the request with `write` (false: the stream is gone) and resolves to the client's
-   * response; rejects with `ClientInputError` on timeout, abort, or a stream that is gone.
+   * response; rejects with `ClientInputError` on timeout, abort, a stream that is gone, or a
+   * server that is closing. `owned` (the asking stream's set) holds the question while it waits.
    */
-  async send (sessionId: string, write: (message: string) => boolean, method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> {
+  async send (sessionId: string, write: (message: string) => boolean, method: string, params: Record<string, unknown>, options: ClientRequestOptions, owned?: Set<string>): Promise<ClientAnswer> {
     const { timeout, signal, key } = options
+    if (this.closed) throw new ClientInputError(key, method, 'cancelled', `the server is closing: ${method} ('${key}') was not sent`)
     const id = `sake-${this.prefix}-${++this.next}`
     const slot = `${sessionId}\n${id}`
     return new Promise((resolve, reject) => {
@@ -49,6 +53,7 @@ export class ClientRequests {
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
         this.pending.delete(slot)
+        owned?.delete(slot)
       }
       const fail = (reason: ClientInputError['reason'], message: string): void => {
         cleanup()
@@ -60,24 +65,42 @@ export class ClientRequests {
       signal.addEventListener('abort', onAbort, { once: true })
       this.pending.set(slot, {
         settle: (answer) => { cleanup(); resolve(answer) },
-        cancel: (message) => fail('cancelled', message)
+        cancel: (why) => fail('cancelled', `${why} before the client answered ${method} ('${key}')`)
       })
+      owned?.add(slot)
       if (signal.aborted) onAbort()
       else if (!write(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) fail('cancelled', `the client's stream closed before ${method} ('${key}') could be sent`)
     })
   }
 
+  /** Ends the waits of these questions (a call that answered while some of its questions were open). */
+  cancel (slots: Iterable<string>, why: string): void {
+    for (const slot of [...slots]) this.pending.get(slot)?.cancel(why)
+  }
+
+  /** Ends the waits of a session's questions (the session ended: its answers cannot arrive). */
+  cancelSession (sessionId: string, why: string): void {
+    const prefix = `${sessionId}\n`
+    this.cancel([...this.pending.keys()].filter((slot) => slot.startsWith(prefix)), why)
+  }
+
   /**
-   * Ends every wait (the server is closing): a handler waiting for a person must not hold the
-   * server open until its timeout, so it hears `cancelled` and its call answers.
+   * Ends every wait, and refuses new questions (the server is closing): a handler waiting for a
+   * person must not hold the server open until its timeout, so it hears `cancelled` and answers.
    */
   cancelAll (): void {
-    for (const pending of [...this.pending.values()]) pending.cancel('the server is closing before the client answered')
+    this.closed = true
+    this.cancel(this.pending.keys(), 'the server is closing')
+  }
+
+  /** Whether an id could be one of ours, on this instance or another of the fleet. */
+  static mayBeOurs (id: unknown): id is string {
+    return typeof id === 'string' && id.startsWith('sake-')
   }
 
   /** Hands a client's response to the question it answers; false when no question here has that id. */
   answer (sessionId: string, id: unknown, answer: ClientAnswer): boolean {
-    if (typeof id !== 'string') return false // ours are strings
+    if (!ClientRequests.mayBeOurs(id)) return false
     const pending = this.pending.get(`${sessionId}\n${id}`)
     if (pending === undefined) return false
     pending.settle(answer)

@@ -234,7 +234,15 @@ function mayAsk (request: FastifyRequest, call: Call): boolean {
 /** Answers a 2025 call as JSON, or as an event stream if its handler asked the client something. */
 async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
   const deferred = endpoint.streams.deferred(request, reply, call)
-  const answer = await runToText(endpoint, request, deferred.call)
+  let answer: string
+  try {
+    answer = resultText(call.id, await dispatch(endpoint.state, deferred.call))
+  } catch (err) {
+    // a refusal by authorization keeps its status and challenge while the answer is still plain JSON
+    if (err instanceof AuthorizationError && !deferred.opened()) throw err
+    /* c8 ignore next -- dispatch throws only ProtocolErrors (see legacyAnswer); the fallback keeps an opened stream answerable */
+    answer = JSON.stringify(errorBody(call.id, err instanceof ProtocolError ? err : internalError(request, err)))
+  }
   if (deferred.end(answer)) return reply
   return sendJson(reply, 200, answer)
 }

@@ -111,6 +111,8 @@ interface Questions {
 /** The answer of one POST, as an event stream: the call's notifications (and 2025 questions), then its response. */
 class ResponseStream implements Channel {
   private finished = false
+  /** The questions this call asked that still wait for an answer. */
+  private readonly asked = new Set<string>()
 
   constructor (readonly outbox: Outbox, private readonly resumable: boolean, private readonly questions: Questions | undefined) {}
 
@@ -122,7 +124,7 @@ class ResponseStream implements Channel {
   /** A question to the client, on this stream; only 2025 calls ask this way (2026-07-28 uses round trips). */
   async request (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> {
     const { requests, sessionId } = this.questions!
-    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options)
+    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.asked)
   }
 
   /** SEP-1699 polling: `retry:` then close the connection; the logical stream goes on. */
@@ -138,6 +140,8 @@ class ResponseStream implements Channel {
 
   finish (answer: string, done: () => void): void {
     this.finished = true
+    // a question still open (a handler that stopped waiting for it) can no longer matter
+    if (this.asked.size > 0) this.questions!.requests.cancel(this.asked, 'the call answered')
     this.outbox.push(answer)
     this.outbox.then(() => {
       this.outbox.conn?.end()
@@ -210,8 +214,9 @@ export class Streams {
    * A 2025 client's response to one of our questions: to the question, when this process asked it;
    * otherwise onto the bus, for the instance that did.
    */
-  async answered (sessionId: string, id: RequestId | null, answer: ClientAnswer, log: Logger): Promise<void> {
-    if (id === null || this.requests.answer(sessionId, id, answer)) return
+  async answered (sessionId: string, id: unknown, answer: ClientAnswer, log: Logger): Promise<void> {
+    // only ids of ours travel: anything else answers no question on any instance
+    if (!ClientRequests.mayBeOurs(id) || this.requests.answer(sessionId, id, answer)) return
     try {
       await this.bus.publish({ type: 'clientResponse', sessionId, id, answer })
     } catch (err) {
@@ -242,11 +247,12 @@ export class Streams {
    * opens the answer as an event stream (`call.openStream`). `end` sends the answer on that stream
    * and returns true, or returns false when none was opened (the caller answers JSON).
    */
-  deferred (request: FastifyRequest, reply: FastifyReply, call: Call): { call: Call, end: (answer: string) => boolean } {
+  deferred (request: FastifyRequest, reply: FastifyReply, call: Call): { call: Call, opened: () => boolean, end: (answer: string) => boolean } {
     let open: OpenStream | undefined
     const openStream = (): Channel => (open ??= this.open(request, reply, call)).stream
     return {
       call: { ...call, openStream },
+      opened: () => open !== undefined,
       end: (answer) => {
         if (open === undefined) return false
         open.finish(answer)
@@ -377,6 +383,7 @@ export class Streams {
   /** Ends a session's GET stream (the session was deleted). */
   endSession (sessionId: string): void {
     this.standalone.get(sessionId)?.end()
+    this.requests.cancelSession(sessionId, 'the session ended')
   }
 
   /**

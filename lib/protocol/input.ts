@@ -10,6 +10,7 @@
  * - `StreamAsker` (2025 sessions): a JSON-RPC request on the call's event stream, awaited until
  *   the client POSTs its response (bounded by a timeout and by `ctx.signal`).
  */
+import { randomUUID } from 'node:crypto'
 import { Kind } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import { ClientInputError, ProtocolError } from '../errors.js'
@@ -20,7 +21,7 @@ import { describe } from '../define/describe.js'
 import type { Call } from './context.js'
 import type { RequestStateBinding, RequestStateSealer } from '../state/request-state.js'
 import type {
-  Elicit, FormContent, FormOutcome, InputContext, RootsOutcome, SampleOutcome, SamplingParams, UrlOutcome
+  Elicit, FormContent, FormOutcome, InputContext, RootsOutcome, SampleOutcome, SamplingParams, Unsupported, UrlOutcome
 } from '../define/input.js'
 
 /** The `_meta` key a 2025 question carries its key under (the project's reverse-DNS prefix). */
@@ -135,55 +136,105 @@ function handled<T> (promise: Promise<T>): Promise<T> {
 
 function noop (): void {}
 
+/**
+ * A 2026-07-28 question not answered yet: a thenable that never settles on its own. Awaiting it
+ * (or `Promise.all`/`race` over it) rejects the awaiting code with the round's signal; `.then(f)`
+ * without a rejection handler gives back the same thenable. So no promise of ours ever rejects
+ * unobserved: here the rejection is the plugin's control flow, and a handler that chained a
+ * question and never awaited it must not crash the process (Node ends it on an unhandled one).
+ */
+class Unanswered implements PromiseLike<never> {
+  readonly [Symbol.toStringTag] = 'Promise'
+  constructor (private readonly signal: InputRequiredSignal) {}
+
+  then<A = never, B = never> (_onFulfilled?: unknown, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+    if (typeof onRejected !== 'function') return this as unknown as Promise<A | B>
+    return handled(Promise.resolve(this.signal).then(onRejected))
+  }
+
+  catch<B = never> (onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<B> {
+    return this.then(undefined, onRejected)
+  }
+
+  finally (onFinally?: (() => void) | null): Promise<never> {
+    return this.then(undefined, (reason) => {
+      onFinally?.()
+      throw reason
+    })
+  }
+}
+
 /** The questions of one handler run: what `ctx.elicit`, `ctx.sample` and `ctx.roots` do. */
 export class ClientInput implements InputContext {
   readonly elicit: Elicit
 
   constructor (private readonly call: Call, private readonly asker: Asker | undefined) {
     this.elicit = {
-      // not async: an async wrapper would hand out a new promise, unhandled again
-      form: (key, message, schema) => handled(this.form(key, message, schema)),
-      url: (key, message, url) => handled(this.url(key, message, url))
+      form: (key, message, schema) => this.question(() => this.form(key, message, schema)),
+      url: (key, message, url) => this.question(() => this.url(key, message, url))
     }
   }
 
   sample (key: string, params: SamplingParams): Promise<SampleOutcome> {
-    return handled(this.sampleOnce(key, params))
+    return this.question(() => this.sampleOnce(key, params))
   }
 
   roots (key: string): Promise<RootsOutcome> {
-    return handled(this.rootsOnce(key))
+    return this.question(() => this.rootsOnce(key))
   }
 
-  private async form<S> (key: string, message: string, schema: S): Promise<FormOutcome<FormContent<S>>> {
+  /**
+   * Runs a question's checks and asks it. Not async on purpose: the promise handed out is the one
+   * marked handled (or an `Unanswered`), not a wrapper around it.
+   */
+  private question<T> (ask: () => Promise<T> | T): Promise<T> {
+    let outcome: Promise<T> | T
+    try {
+      outcome = ask()
+    } catch (err) {
+      return handled(Promise.reject(err))
+    }
+    if (outcome instanceof Unanswered) return outcome as unknown as Promise<T>
+    return handled(Promise.resolve(outcome))
+  }
+
+  /** Asks, then reads the answer with `read`; `unsupported` when there is nothing to ask on. */
+  private ask<T> (key: string, request: InputRequest, read: (answer: unknown) => T): Promise<T | Unsupported> {
+    const answer = this.asker!.ask(key, request)
+    if (answer instanceof Unanswered) return answer as unknown as Promise<T>
+    return answer.then((value) => value === undefined ? UNSUPPORTED : read(value))
+  }
+
+  private form<S> (key: string, message: string, schema: S): Promise<FormOutcome<FormContent<S>>> | Unsupported {
     checkKey(key)
     if (typeof message !== 'string') throw new TypeError(`fastify-sake: ctx.elicit.form('${key}') needs a message string`)
     const { schema: requestedSchema, text } = formSchema(schema)
     const validate = validatorFor(requestedSchema, text)
     if (this.asker === undefined || !supportsForm(this.call)) return UNSUPPORTED
     const params: Record<string, unknown> = hasMode(this.call) ? { mode: 'form', message, requestedSchema } : { message, requestedSchema }
-    const answer = await this.asker.ask(key, { method: 'elicitation/create', params })
-    if (answer === undefined) return UNSUPPORTED
-    const outcome = this.elicitResult(key, answer)
-    if (outcome.action !== 'accept') return outcome
-    if (!isObject(outcome.content)) this.asker.invalid(key, 'elicitation/create', 'an accepted form must carry "content", an object')
-    if (!validate(outcome.content)) this.asker.invalid(key, 'elicitation/create', `its content does not match the requested schema: ${explain(validate.errors, 'property')}`)
-    return { action: 'accept', content: outcome.content as FormContent<S> }
+    return this.ask(key, { method: 'elicitation/create', params }, (answer): FormOutcome<FormContent<S>> => {
+      const outcome = this.elicitResult(key, answer)
+      if (outcome.action !== 'accept') return outcome
+      if (!isObject(outcome.content)) this.asker!.invalid(key, 'elicitation/create', 'an accepted form must carry "content", an object')
+      if (!validate(outcome.content)) this.asker!.invalid(key, 'elicitation/create', `its content does not match the requested schema: ${explain(validate.errors, 'property')}`)
+      return { action: 'accept', content: outcome.content as FormContent<S> }
+    })
   }
 
-  private async url (key: string, message: string, url: string): Promise<UrlOutcome> {
+  private url (key: string, message: string, url: string): Promise<UrlOutcome> | Unsupported {
     checkKey(key)
-    if (typeof message !== 'string' || typeof url !== 'string' || !URL.canParse(url)) {
-      throw new TypeError(`fastify-sake: ctx.elicit.url('${key}') needs a message string and an absolute URL`)
+    if (typeof message !== 'string' || typeof url !== 'string' || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      throw new TypeError(`fastify-sake: ctx.elicit.url('${key}') needs a message string and an absolute http(s) URL`)
     }
     if (this.asker === undefined || !supportsUrl(this.call)) return UNSUPPORTED
     const params: Record<string, unknown> = { mode: 'url', message, url }
-    // 2025-11-25 wants an id per URL elicitation (for its completion notification); 2026-07-28 dropped it
-    if (this.call.era === 'legacy') params.elicitationId = `${String(this.call.id)}:${key}`
-    const answer = await this.asker.ask(key, { method: 'elicitation/create', params })
-    if (answer === undefined) return UNSUPPORTED
-    const outcome = this.elicitResult(key, answer)
-    return outcome.action === 'accept' ? { action: 'accept' } : outcome
+    // 2025-11-25 wants an id per URL elicitation (for its completion notification), unique on the
+    // server and not guessable; 2026-07-28 dropped it
+    if (this.call.era === 'legacy') params.elicitationId = randomUUID()
+    return this.ask(key, { method: 'elicitation/create', params }, (answer): UrlOutcome => {
+      const outcome = this.elicitResult(key, answer)
+      return outcome.action === 'accept' ? { action: 'accept' } : outcome
+    })
   }
 
   private elicitResult (key: string, answer: unknown): { action: 'accept', content: unknown } | { action: 'decline' } | { action: 'cancel' } {
@@ -194,29 +245,29 @@ export class ClientInput implements InputContext {
     return { action, content: answer.content }
   }
 
-  private async sampleOnce (key: string, params: SamplingParams): Promise<SampleOutcome> {
+  private sampleOnce (key: string, params: SamplingParams): Promise<SampleOutcome> | Unsupported {
     checkKey(key)
     if (!isObject(params) || !Array.isArray(params.messages) || typeof params.maxTokens !== 'number') {
       throw new TypeError(`fastify-sake: ctx.sample('${key}') needs { messages: [...], maxTokens: number }`)
     }
     if (this.asker === undefined || capability(this.call, 'sampling') === undefined) return UNSUPPORTED
-    const answer = await this.asker.ask(key, { method: 'sampling/createMessage', params })
-    if (answer === undefined) return UNSUPPORTED
-    if (!isObject(answer) || typeof answer.model !== 'string' || (answer.role !== 'assistant' && answer.role !== 'user') || !(isObject(answer.content) || Array.isArray(answer.content))) {
-      return this.asker.invalid(key, 'sampling/createMessage', 'expected a sampling result ({ role, content, model })')
-    }
-    return { action: 'accept', message: answer as unknown as Extract<SampleOutcome, { action: 'accept' }>['message'] }
+    return this.ask(key, { method: 'sampling/createMessage', params }, (answer): SampleOutcome => {
+      if (!isObject(answer) || typeof answer.model !== 'string' || (answer.role !== 'assistant' && answer.role !== 'user') || !(isObject(answer.content) || Array.isArray(answer.content))) {
+        return this.asker!.invalid(key, 'sampling/createMessage', 'expected a sampling result ({ role, content, model })')
+      }
+      return { action: 'accept', message: answer as unknown as Extract<SampleOutcome, { action: 'accept' }>['message'] }
+    })
   }
 
-  private async rootsOnce (key: string): Promise<RootsOutcome> {
+  private rootsOnce (key: string): Promise<RootsOutcome> | Unsupported {
     checkKey(key)
     if (this.asker === undefined || capability(this.call, 'roots') === undefined) return UNSUPPORTED
-    const answer = await this.asker.ask(key, { method: 'roots/list', params: {} })
-    if (answer === undefined) return UNSUPPORTED
-    if (!isObject(answer) || !Array.isArray(answer.roots) || !answer.roots.every((root) => isObject(root) && typeof root.uri === 'string')) {
-      return this.asker.invalid(key, 'roots/list', 'expected a roots result ({ roots: [{ uri }] })')
-    }
-    return { action: 'accept', roots: answer.roots as Extract<RootsOutcome, { action: 'accept' }>['roots'] }
+    return this.ask(key, { method: 'roots/list', params: {} }, (answer): RootsOutcome => {
+      if (!isObject(answer) || !Array.isArray(answer.roots) || !answer.roots.every((root) => isObject(root) && typeof root.uri === 'string')) {
+        return this.asker!.invalid(key, 'roots/list', 'expected a roots result ({ roots: [{ uri }] })')
+      }
+      return { action: 'accept', roots: answer.roots as Extract<RootsOutcome, { action: 'accept' }>['roots'] }
+    })
   }
 }
 
@@ -307,10 +358,10 @@ export class RoundTrip implements Asker {
 
   constructor (private readonly answers: Record<string, unknown> | undefined) {}
 
-  async ask (key: string, request: InputRequest): Promise<unknown> {
-    if (this.answers !== undefined && Object.hasOwn(this.answers, key)) return this.answers[key]
+  ask (key: string, request: InputRequest): Promise<unknown> {
+    if (this.answers !== undefined && Object.hasOwn(this.answers, key)) return Promise.resolve(this.answers[key])
     if (!this.pending.has(key)) this.pending.set(key, request)
-    throw new InputRequiredSignal(key)
+    return new Unanswered(new InputRequiredSignal(key)) as unknown as Promise<unknown>
   }
 
   invalid (key: string, method: InputMethod, problem: string): never {

@@ -4,7 +4,7 @@
 // instance of a fleet.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { MemoryBus, MemorySessionStore, Type, definePrompt, toolError, type BusEvent, type SakeOptions, type ToolContext } from '../../lib/index.js'
+import { InsufficientScopeError, MemoryBus, MemorySessionStore, Type, definePrompt, toolError, type BusEvent, type SakeOptions, type ToolContext } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
 import { open, sleep, type OpenStream } from '../streams/helpers.js'
 import { captureLog } from '../helpers/http.js'
@@ -215,7 +215,7 @@ t.test('URL elicitation in a 2025-11-25 session carries an elicitationId', async
   const sid = await session(url)
   const stream = await callTool(url, sid, 'link')
   const request = await stream.message()
-  t.match(request.params, { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: /^\d+:auth$/ })
+  t.match(request.params, { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: /^[0-9a-f-]{36}$/ })
   await answer(url, sid, request.id, { result: { action: 'accept' } })
   t.same((await stream.message()).result.content, [{ type: 'text', text: 'accept' }])
 })
@@ -274,8 +274,11 @@ t.test('an answer posted to another instance of the fleet reaches the one that a
   t.equal(await answer(a.url, sid, 'sake-unknown-1', { result: {} }), 202)
   t.equal(await answer(a.url, sid, null, { error: { code: -32700, message: 'x' } }), 202)
   t.equal(await answer(a.url, sid, 17, { error: { code: 1, message: 'x', data: { why: 'numbers are never our ids' } } }), 202)
+  t.equal(await answer(a.url, sid, 'not-ours', { result: { big: 'x'.repeat(1000) } }), 202)
+  t.equal(events.length, 2, 'ids that cannot be ours never travel the bus')
+  // an event from a bus shared with something else: not ours, dropped by every instance
+  await bus.publish({ type: 'clientResponse', sessionId: sid, id: 5, answer: { result: {} } })
   t.equal(events.length, 3)
-  t.match(events[2], { type: 'clientResponse', id: 17, answer: { error: { code: 1, message: 'x', data: { why: 'numbers are never our ids' } } } })
   await get.next(100).catch(() => undefined)
 })
 
@@ -368,4 +371,74 @@ t.test('a streamed 2025-11-25 call asks on its resumable stream; a client that r
   const rest = (await resumed.rest()).filter((event) => event.data !== undefined && event.data !== '').map((event) => JSON.parse(event.data!))
   t.equal(rest[0].method, 'notifications/progress')
   t.same(rest.at(-1).result.content, [{ type: 'text', text: 'Hello, Again!' }])
+})
+
+t.test('a tool that needs more scope keeps its 403 challenge for a client that could be asked', async (t) => {
+  const app = await build()
+  app.registerTool({ name: 'strict', execute: () => { throw new InsufficientScopeError(['a:write']) } })
+  t.teardown(() => app.close())
+  for (const capabilities of [{}, ALL]) {
+    const init = await app.inject({ method: 'POST', url: '/mcp', headers: base, payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'c', version: '1' } } } })
+    const sid = init.headers['mcp-session-id'] as string
+    const res = await app.inject({ method: 'POST', url: '/mcp', headers: { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, payload: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'strict', arguments: {} } } })
+    t.equal(res.statusCode, 403, JSON.stringify(capabilities))
+    t.match(res.headers['www-authenticate'], /insufficient_scope", scope="a:write"/)
+    t.equal(JSON.parse(res.body).id, 4)
+  }
+})
+
+t.test('a question asked once the server is closing fails at once', async (t) => {
+  const seen: unknown[] = []
+  const app = await build({ keepAlive: 0, inputTimeout: 60_000 })
+  app.registerTool({
+    name: 'slow',
+    async execute (args, ctx) {
+      await ctx.roots('first')
+      await sleep(150)
+      return (await ctx.roots('late').catch((err) => { seen.push(err); throw err })).action
+    }
+  })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/mcp`
+  const sid = await session(url)
+  const stream = await callTool(url, sid, 'slow')
+  const first = await stream.message()
+  await answer(url, sid, first.id, { result: { roots: [] } })
+  const started = Date.now()
+  await sleep(20)
+  await app.close()
+  t.ok(Date.now() - started < 2000, 'close did not wait for inputTimeout')
+  t.match(seen[0], { reason: 'cancelled', message: /the server is closing: roots\/list \('late'\) was not sent/ })
+})
+
+t.test('questions left open are cancelled when the call answers, and when the session ends', async (t) => {
+  const seen: unknown[] = []
+  const { url } = await serve(t, {}, (app) => {
+    app.registerTool({
+      name: 'race',
+      async execute (args, ctx) {
+        const slow = ctx.sample('b', { messages: [], maxTokens: 1 }).catch((err) => { seen.push(err); return undefined })
+        const first = await Promise.race([ctx.roots('a'), slow])
+        return first === undefined ? 'none' : first.action
+      }
+    })
+    greet(app, seen)
+  })
+  const sid = await session(url)
+  const stream = await callTool(url, sid, 'race')
+  const [one, two] = [await stream.message(), await stream.message()]
+  const roots = one.method === 'roots/list' ? one : two
+  const sampling = one.method === 'roots/list' ? two : one
+  await answer(url, sid, roots.id, { result: { roots: [] } })
+  t.same((await stream.message()).result.content, [{ type: 'text', text: 'accept' }])
+  for (let i = 0; i < 20 && seen.length === 0; i++) await sleep(10)
+  t.match(seen[0], { reason: 'cancelled', message: /the call answered before the client answered sampling\/createMessage \('b'\)/ })
+  t.equal(await answer(url, sid, sampling.id, { result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }), 202, 'a late answer is dropped')
+
+  const other = await callTool(url, sid, 'greet')
+  await other.message()
+  const deleted = await open(url, { method: 'DELETE', headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' } })
+  t.equal(deleted.status, 204)
+  const result = (await other.message()).result
+  t.match(result.content[0].text, /the session ended before the client answered elicitation\/create \('who'\)/)
 })

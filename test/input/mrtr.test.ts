@@ -329,7 +329,8 @@ t.test('bad questions are the handler author\'s bug: a tool error, logged', asyn
     ['bad_message', (ctx) => ctx.elicit.form('k', 42, Type.Object({})), /needs a message string/],
     ['bad_schema', (ctx) => ctx.elicit.form('k', 'M', 'nope'), /needs an object schema, got/],
     ['not_object_schema', (ctx) => ctx.elicit.form('k', 'M', Type.String()), /object schema with properties/],
-    ['bad_url', (ctx) => ctx.elicit.url('k', 'M', 'not a url'), /needs a message string and an absolute URL/],
+    ['bad_url', (ctx) => ctx.elicit.url('k', 'M', 'not a url'), /needs a message string and an absolute http\(s\) URL/],
+    ['script_url', (ctx) => ctx.elicit.url('k', 'M', 'javascript:alert(1)'), /absolute http\(s\) URL/],
     ['bad_sample', (ctx) => ctx.sample('k', { messages: 'hi' }), /needs \{ messages: \[\.\.\.\], maxTokens: number \}/]
   ]
   for (const [name, ask] of cases) {
@@ -442,5 +443,71 @@ t.test('with auth on, requestState is bound to the caller: another subject canno
   t.equal(stolen.body.error.code, -32602)
   t.match(stolen.body.error.message, /minted for another call \(the caller differs\)/)
   t.same((await as('alice', retry)).body.result.content, [{ type: 'text', text: 'Hello, Alice!' }])
+  await app.close()
+})
+
+t.test('a question chained with .then and never awaited ends nothing but the round', async (t) => {
+  const app = await server()
+  let unhandled = 0
+  const count = (): void => { unhandled++ }
+  process.on('unhandledRejection', count)
+  t.teardown(() => { process.off('unhandledRejection', count) })
+  let finals = 0
+  app.registerTool({
+    name: 'chained',
+    async execute (args, ctx) {
+      const later = ctx.sample('b', { messages: [], maxTokens: 1 }).then((r) => r.action)
+      const caught = ctx.roots('c').catch(() => 'caught').finally(() => {})
+      void ctx.elicit.url('d', 'Open', 'https://example.com/d').finally(() => { finals++ })
+      const who = await ctx.elicit.form('a', 'A?', Type.Object({ v: Type.String() }))
+      return `${who.action} ${await later} ${await caught}`
+    }
+  })
+  const answer = await call(app, { name: 'chained' })
+  t.same(Object.keys(answer.body.result.inputRequests), ['b', 'c', 'd', 'a'])
+  await new Promise((resolve) => setTimeout(resolve, 30))
+  t.equal(unhandled, 0, 'no unhandled rejection: the process would have ended')
+  t.equal(finals, 1, 'a finally on an unanswered question runs once the round ends it')
+  await app.close()
+})
+
+t.test('prepare that catches its unanswered question: execute does not run', async (t) => {
+  const app = await server()
+  const charged: unknown[] = []
+  app.registerTool({
+    name: 'charge',
+    args: { amount: Type.Number() },
+    async prepare ({ amount }, ctx) {
+      const ok = await ctx.elicit.form('confirm', `Charge ${amount}?`, Type.Object({ yes: Type.Boolean() })).catch(() => ({ action: 'cancel' as const }))
+      return { amount, confirmed: ok.action === 'accept' }
+    },
+    execute (args) {
+      charged.push(args)
+      return 'charged'
+    }
+  })
+  const first = await call(app, { name: 'charge', arguments: { amount: 5 } })
+  t.equal(first.body.result.resultType, 'input_required')
+  t.same(charged, [], 'no side effect on the round that asked')
+  const second = await call(app, { name: 'charge', arguments: { amount: 5 }, requestState: first.body.result.requestState, inputResponses: { confirm: accept({ yes: true }) } })
+  t.same(second.body.result.content, [{ type: 'text', text: 'charged' }])
+  t.same(charged, [{ amount: 5, confirmed: true }])
+  await app.close()
+})
+
+t.test('a handler that swallows the question and returns a bad output logs nothing', async (t) => {
+  const log = captureLog()
+  const app = await server({}, { logger: log.logger })
+  app.registerTool({
+    name: 'typed',
+    output: { n: Type.Number() },
+    async execute (args, ctx) {
+      await ctx.elicit.form('x', 'X?', Type.Object({ v: Type.String() })).catch(() => undefined)
+      return { n: 'not a number' } as never
+    }
+  })
+  const answer = await call(app, { name: 'typed' })
+  t.equal(answer.body.result.resultType, 'input_required')
+  t.equal(log.errors().length, 0)
   await app.close()
 })

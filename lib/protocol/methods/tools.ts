@@ -43,6 +43,15 @@ function argumentsOf (tool: CompiledTool, params: Record<string, unknown>): Reco
   return args as Record<string, unknown>
 }
 
+/**
+ * Whether the run asked a question it has no answer to yet (or got an unreadable one): then the
+ * call answers that, whatever the handler does next. A function, not an inline check: the answer
+ * changes while the handler awaits, which TypeScript's narrowing of the getter would not see.
+ */
+function asked (ctx: CallContext): boolean {
+  return ctx.round?.asked === true
+}
+
 /** Stands for the result of a run that ended on an unanswered question; never sent. */
 const PENDING = errorResult('input required')
 
@@ -105,9 +114,11 @@ async function run (registry: Registry, tool: CompiledTool, args: Record<string,
       }
       input = prepared.value
     }
+    // a question prepare left unanswered (even one it caught) must stop the call before execute
+    if (asked(ctx)) return PENDING
     returned = await tool.definition.execute(input, ctx)
   } catch (err) {
-    if (ctx.round?.asked === true) return PENDING // the answer will be input_required (callTool)
+    if (asked(ctx)) return PENDING // the answer will be input_required (callTool)
     if (err instanceof ToolError) return errorResult(err.message, err.meta)
     if (err instanceof MissingCapabilityError) return missing(tool, call, err)
     // the tool found it needs more than its declared scopes: refused as a declared scope is
@@ -121,6 +132,8 @@ async function run (registry: Registry, tool: CompiledTool, args: Record<string,
     return internalFailure(tool)
   }
 
+  // a question the handler caught and went past: its result is moot, input_required wins
+  if (asked(ctx)) return PENDING
   if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
   const { value, meta, error } = unwrap(returned)
   if (error !== undefined) return errorResult(error.message, meta)
