@@ -7,6 +7,9 @@
  *   shaped into a response at the HTTP edge;
  * - tool errors (`ToolError`): thrown or returned by a tool, sent as a result with `isError: true`.
  *
+ * The internal ones (not exported from the package: refusals the edge turns into answers) are at
+ * the end.
+ *
  * The codes are API: `docs/errors.md` lists each one, and a test keeps the two in step.
  */
 
@@ -206,5 +209,98 @@ export class AuthorizationError extends ProtocolError {
     super(-32600, message, status, data) // INVALID_REQUEST: protocol/jsonrpc.ts imports this file
     this.name = 'AuthorizationError'
     this.challenge = challenge
+  }
+}
+
+/** A part of {@link RequestStateBinding} that can differ between the minting call and the retry. */
+export type RequestStateBindingPart = 'caller' | 'method' | 'name' | 'arguments'
+
+/** Why a `requestState` was refused; the message says the same in words. */
+export type RequestStateRejection = 'missing' | 'malformed' | 'unknown-key' | 'tampered' | 'expired' | 'mismatch'
+
+/**
+ * A `requestState` refused by `RequestStateSealer.open` (state/request-state.ts): a `ProtocolError` (-32602, HTTP 200)
+ * whose message says why, with the reason also as data for code (`reason`, `differs`). Neither the
+ * message nor these fields repeat anything from inside the token.
+ */
+export class RequestStateError extends ProtocolError {
+  /** Why the token was refused. */
+  readonly reason: RequestStateRejection
+  /** For `mismatch`: which parts of the binding differ, in binding order. Empty otherwise. */
+  readonly differs: readonly RequestStateBindingPart[]
+
+  constructor (reason: RequestStateRejection, message: string, differs: readonly RequestStateBindingPart[] = []) {
+    super(-32602, `Invalid params: ${message}; retry the original request without requestState and inputResponses`, 200) // INVALID_PARAMS: spec/jsonrpc.ts imports this file
+    this.name = 'RequestStateError'
+    this.reason = reason
+    this.differs = Object.freeze([...differs])
+  }
+}
+
+/**
+ * A call the caller may not make: a scope the token lacks (403 `insufficient_scope`) or a sign-in
+ * too weak or too old (401 `insufficient_user_authentication`, RFC 9470). The protocol core raises
+ * it without knowing where the metadata document lives; the HTTP edge answers it as an
+ * `AuthorizationError` with its challenge, and a streamed answer carries it as it is. Internal.
+ */
+export class AccessRefusal extends ProtocolError {
+  readonly reason: 'insufficient_scope' | 'insufficient_user_authentication'
+  /** The scopes the operation needs, held or not (`insufficient_scope`). */
+  readonly scopes: readonly string[]
+  /** The accepted `acr` values and the oldest sign-in accepted, in seconds (step-up). */
+  readonly acr: readonly string[] | undefined
+  readonly maxAge: number | undefined
+
+  private constructor (reason: AccessRefusal['reason'], status: 401 | 403, message: string, data: Record<string, unknown>, scopes: readonly string[], acr?: readonly string[], maxAge?: number) {
+    super(-32600, message, status, data) // INVALID_REQUEST, as every HTTP-level refusal of the endpoint
+    this.name = 'AccessRefusal'
+    this.reason = reason
+    this.scopes = scopes
+    this.acr = acr
+    this.maxAge = maxAge
+  }
+
+  /** 403 naming every scope `what` needs, in one refusal (the spec asks not to refuse one scope at a time). */
+  static scope (scopes: readonly string[], what: string): AccessRefusal {
+    return new AccessRefusal('insufficient_scope', 403,
+      `Forbidden: ${what} needs the scope${scopes.length === 1 ? '' : 's'} ${scopes.join(', ')}, which the access token does not grant`,
+      { error: 'insufficient_scope', scopes }, scopes)
+  }
+
+  /** 401: the token is fine, the sign-in behind it is not strong or recent enough for `what`. */
+  static stepUp (acr: readonly string[] | undefined, maxAge: number | undefined, what: string): AccessRefusal {
+    const needs: string[] = []
+    if (acr !== undefined) needs.push(`an authentication context of ${acr.join(' or ')}`)
+    if (maxAge !== undefined) needs.push(`a sign-in at most ${maxAge} seconds old`)
+    const data: Record<string, unknown> = { error: 'insufficient_user_authentication' }
+    if (acr !== undefined) data.acrValues = acr
+    if (maxAge !== undefined) data.maxAge = maxAge
+    return new AccessRefusal('insufficient_user_authentication', 401,
+      `Unauthorized: ${what} needs ${needs.join(' and ')}; sign in again as the WWW-Authenticate header asks`,
+      data, [], acr, maxAge)
+  }
+}
+
+/** A bearer token is not accepted: the client gets 401 invalid_token, the log gets `reason`. Internal. */
+export class TokenRefused extends Error {
+  constructor (readonly reason: string) {
+    super(reason)
+    this.name = 'TokenRefused'
+  }
+}
+
+/** Tokens cannot be checked right now (the JWKS is unreachable): not the client's fault, so 503. Internal. */
+export class VerifierUnavailable extends Error {
+  constructor (readonly reason: string, options?: { cause: unknown }) {
+    super(reason, options)
+    this.name = 'VerifierUnavailable'
+  }
+}
+
+/** A verifier returned something that is not a caller: our user's bug, answered 500 and logged. Internal. */
+export class BadCaller extends Error {
+  constructor (problem: string) {
+    super(`fastify-sake: the auth verifier must return { subject, scopes?, acr?, authTime?, expiresAt?, claims? }: ${problem}`)
+    this.name = 'BadCaller'
   }
 }

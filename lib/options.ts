@@ -4,6 +4,8 @@
  * several options are security switches, so a typo must never quietly become a default.
  */
 import { SakeOptionError } from './errors.js'
+import { fail, got, unknownKeys } from './checks.js'
+import { isObject } from './values.js'
 import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.js'
 import { BUS_METHODS, type Bus } from './state/bus.js'
 import { EVENT_STORE_METHODS, type EventStore } from './state/event-store.js'
@@ -11,7 +13,7 @@ import type { DefinedTool, ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
 import { iconsProblem } from './define/content.js'
-import type { ServerInfo } from './registry.js'
+import type { ServerInfo } from './spec/types.js'
 import { hostEntry, originEntry } from './http/origin.js'
 import { RequestStateSealer } from './state/request-state.js'
 
@@ -152,29 +154,6 @@ const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const REQUEST_STATE_KEYS = ['keys', 'ttl']
 
-export function got (value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'number') return `${String(value)} (number)` // JSON would show NaN as null
-  const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value
-  let json: string
-  try {
-    json = String(JSON.stringify(value))
-  } catch {
-    return type // a BigInt or a circular object: the type is all we can show
-  }
-  // a whole object passed by mistake would flood the message
-  return `${json.length > 60 ? json.slice(0, 57) + '...' : json} (${type})`
-}
-
-export function fail (option: string, accepts: string, value: unknown): never {
-  throw new SakeOptionError(`fastify-sake: option '${option}' must be ${accepts}, got ${got(value)}`)
-}
-
-export function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function string (options: Record<string, unknown>, key: string, required: boolean): string | undefined {
   const value = options[key]
   if (value === undefined && !required) return undefined
@@ -192,36 +171,6 @@ function integer (options: Record<string, unknown>, key: string, min: number, fa
     fail(display, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min} (${unit})` : `an integer from ${min} to ${max} (${unit}; a Node timer goes no further)`, value)
   }
   return value
-}
-
-/** Edit distance counting a swap of neighbours as one edit, to suggest what a typo meant. */
-function distance (a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i])
-  for (let j = 1; j <= b.length; j++) d[0][j] = j
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
-    }
-  }
-  return d[a.length][b.length]
-}
-
-/** The known option a typo most likely meant: one edit away for short names, two for longer. */
-function nearest (key: string, known: string[]): string | undefined {
-  const lower = key.toLowerCase()
-  return known.find((k) => distance(lower, k.toLowerCase()) <= (k.length > 5 ? 2 : 1))
-}
-
-export function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      const near = nearest(key, known)
-      const hint = near === undefined ? '' : ` (did you mean '${prefix}${near}'?)`
-      throw new SakeOptionError(`fastify-sake: unknown option '${prefix}${key}'${hint}; known options are ${known.map((k) => prefix + k).join(', ')}`)
-    }
-  }
 }
 
 /** A user's store, checked now: a missing method would otherwise fail on the first 2025 client. */

@@ -1,15 +1,10 @@
 /**
  * The refusals of authorization, each with its `WWW-Authenticate` challenge: RFC 6750 for bearer
  * tokens and scopes, RFC 9470 for step-up, RFC 9728 for `resource_metadata`. Messages and
- * descriptions are fixed: they never say which claim of a token failed (the log does).
+ * descriptions are fixed: they never say which claim of a token failed (the log does). A refused
+ * call comes from the protocol core as an `AccessRefusal`; `challengeFor` gives it its header.
  */
-import { AuthorizationError } from '../errors.js'
-
-/** What a step-up check asks for: accepted `acr` values and the oldest sign-in accepted (seconds). */
-export interface StepUp {
-  readonly acr?: readonly string[] | undefined
-  readonly maxAge?: number | undefined
-}
+import { AuthorizationError, type AccessRefusal } from '../errors.js'
 
 /**
  * `Bearer k="v", ...`: numbers bare (`max_age=300`, as RFC 9470 shows it), strings quoted. Every
@@ -39,28 +34,24 @@ export function invalidToken (metadataUrl: string): AuthorizationError {
     { error: 'invalid_token' })
 }
 
-/** 403 naming every scope the operation needs, in one challenge (the spec asks not to challenge one scope at a time). */
-export function insufficientScope (metadataUrl: string | undefined, scopes: readonly string[], what: string): AuthorizationError {
-  return new AuthorizationError(403,
-    `Forbidden: ${what} needs the scope${scopes.length === 1 ? '' : 's'} ${scopes.join(', ')}, which the access token does not grant`,
-    challenge([['error', 'insufficient_scope'], ['scope', scopes.join(' ')], ['resource_metadata', metadataUrl], ['error_description', 'The access token lacks a scope this operation needs']]),
-    { error: 'insufficient_scope', scopes })
-}
-
-/** RFC 9470: the token is fine, the sign-in behind it is not strong or recent enough. */
-export function insufficientAuthentication (metadataUrl: string, stepUp: StepUp, what: string): AuthorizationError {
-  const needs: string[] = []
-  if (stepUp.acr !== undefined) needs.push(`an authentication context of ${stepUp.acr.join(' or ')}`)
-  if (stepUp.maxAge !== undefined) needs.push(`a sign-in at most ${stepUp.maxAge} seconds old`)
-  const data: Record<string, unknown> = { error: 'insufficient_user_authentication' }
-  if (stepUp.acr !== undefined) data.acrValues = stepUp.acr
-  if (stepUp.maxAge !== undefined) data.maxAge = stepUp.maxAge
-  return new AuthorizationError(401,
-    `Unauthorized: ${what} needs ${needs.join(' and ')}; sign in again as the WWW-Authenticate header asks`,
+/**
+ * The HTTP form of a refused call: the same status, message and data, with the challenge an OAuth
+ * client acts on (RFC 6750 `insufficient_scope` naming every scope needed, RFC 9470 step-up).
+ * `metadataUrl` is undefined with auth off (a tool may still refuse by scope): no `resource_metadata` then.
+ */
+export function challengeFor (metadataUrl: string | undefined, refusal: AccessRefusal): AuthorizationError {
+  const status = refusal.status as 401 | 403
+  const data = refusal.data as Record<string, unknown>
+  if (refusal.reason === 'insufficient_scope') {
+    return new AuthorizationError(status, refusal.message,
+      challenge([['error', 'insufficient_scope'], ['scope', refusal.scopes.join(' ')], ['resource_metadata', metadataUrl], ['error_description', 'The access token lacks a scope this operation needs']]),
+      data)
+  }
+  return new AuthorizationError(status, refusal.message,
     challenge([
       ['error', 'insufficient_user_authentication'],
-      ['acr_values', stepUp.acr?.join(' ')],
-      ['max_age', stepUp.maxAge],
+      ['acr_values', refusal.acr?.join(' ')],
+      ['max_age', refusal.maxAge],
       ['resource_metadata', metadataUrl],
       ['error_description', 'A stronger or more recent authentication is required']
     ]),

@@ -2,16 +2,16 @@
  * The `onRequest` hook of the MCP routes when `auth` is on: finds the bearer token, has it
  * verified, and puts the caller on `request.mcpAuth`, before the body is even read (an anonymous
  * caller never costs us a parse). What the caller may then do is checked once the body says what
- * it asks for (`access.ts`).
+ * it asks for (`protocol/access.ts`, called by the HTTP edge).
  */
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { INTERNAL_ERROR } from '../protocol/jsonrpc.js'
-import { ProtocolError } from '../errors.js'
-import type { Registry } from '../registry.js'
-import { scopesFor } from './access.js'
+import { BadCaller, ProtocolError, TokenRefused, VerifierUnavailable } from '../errors.js'
+import { INTERNAL_ERROR } from '../spec/jsonrpc.js'
+import type { Registry } from '../define/registry.js'
+import { scopesNamed } from '../protocol/access.js'
 import { invalidToken, missingToken } from './challenge.js'
 import type { AuthenticateHook, ResolvedAuth } from './options.js'
-import { BadCaller, TokenRefused, VerifierUnavailable, callerFromClaims, jwksVerifier, toAuthInfo } from './verify.js'
+import { callerFromClaims, jwksVerifier, toAuthInfo } from './verify.js'
 
 /** RFC 6750 §2.1: `Bearer` then a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
@@ -49,7 +49,7 @@ export function authHook (auth: ResolvedAuth, registry: Registry): onRequestHook
   const missing = (request: FastifyRequest): ProtocolError => {
     const method = request.headers['mcp-method']
     const name = request.headers['mcp-name']
-    return missingToken(metadataUrl, typeof method === 'string' && typeof name === 'string' ? scopesFor(registry, method, name) : undefined)
+    return missingToken(metadataUrl, typeof method === 'string' && typeof name === 'string' ? scopesNamed(registry, method, name) : undefined)
   }
 
   const refuse = (request: FastifyRequest, err: unknown): ProtocolError => {

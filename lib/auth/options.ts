@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SakeOptionError } from '../errors.js'
-import { fail, got, isObject, unknownKeys } from '../options.js'
+import { fail, got, isScopeToken, unknownKeys } from '../checks.js'
+import { isObject } from '../values.js'
 
 /** The verified caller, as a verifier returns it (`verify`, or `caller` after `authenticate`). */
 export interface Caller {
@@ -88,13 +89,6 @@ export const authDefaults = Object.freeze({
 
 /** Metadata fields the plugin writes from other options; setting them in `metadata` would contradict those. */
 const OWN_METADATA = ['resource', 'authorization_servers', 'bearer_methods_supported']
-
-/** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/
-
-export function isScopeToken (value: unknown): value is string {
-  return typeof value === 'string' && SCOPE_TOKEN.test(value)
-}
 
 /** An absolute http(s) URL without a fragment (RFC 9728 / RFC 8707 identifiers). */
 function httpUrl (option: string, value: unknown, what: string): URL {

@@ -1,5 +1,6 @@
 /** `app.mcp.scopes()`: every declared scope, what it is for, and what needs it (for a consent page). */
-import type { Registry } from '../registry.js'
+import type { Requirement } from '../define/access.js'
+import type { Registry } from '../define/registry.js'
 
 export interface ScopeInfo {
   readonly scope: string
@@ -14,8 +15,8 @@ export interface ScopeInfo {
 
 /** In declaration order; a scope nothing requires is listed too (a consent page may still show it). */
 export function scopeList (registry: Registry, scopes: ReadonlyMap<string, string>): ScopeInfo[] {
-  const needing = (items: Iterable<[string, object]>, scope: string): string[] =>
-    [...items].filter(([, item]) => registry.access.get(item)?.scopes.includes(scope) === true).map(([key]) => key)
+  const needing = (items: Iterable<[string, { readonly access: Requirement | undefined }]>, scope: string): string[] =>
+    [...items].filter(([, item]) => item.access?.scopes.includes(scope) === true).map(([key]) => key)
   return [...scopes].map(([scope, description]) => Object.freeze({
     scope,
     description,

@@ -4,33 +4,10 @@
  * only; the client gets the RFC's error code and nothing more.
  */
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose'
-import type { AuthInfo } from '../protocol/auth-info.js'
-import { isObject } from '../options.js'
+import { BadCaller, TokenRefused, VerifierUnavailable } from '../errors.js'
+import type { AuthInfo } from '../spec/types.js'
+import { isObject } from '../values.js'
 import type { Caller, ResolvedAuth } from './options.js'
-
-/** The token is not accepted: the client gets 401 invalid_token, the log gets `reason`. */
-export class TokenRefused extends Error {
-  constructor (readonly reason: string) {
-    super(reason)
-    this.name = 'TokenRefused'
-  }
-}
-
-/** Tokens cannot be checked right now (the JWKS is unreachable): not the client's fault, so 503. */
-export class VerifierUnavailable extends Error {
-  constructor (readonly reason: string, options?: { cause: unknown }) {
-    super(reason, options)
-    this.name = 'VerifierUnavailable'
-  }
-}
-
-/** A verifier returned something that is not a caller: our user's bug, answered 500 and logged. */
-export class BadCaller extends Error {
-  constructor (problem: string) {
-    super(`fastify-sake: the auth verifier must return { subject, scopes?, acr?, authTime?, expiresAt?, claims? }: ${problem}`)
-    this.name = 'BadCaller'
-  }
-}
 
 function optionalNumber (caller: Record<string, unknown>, key: string): number | undefined {
   const value = caller[key]

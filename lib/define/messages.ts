@@ -3,7 +3,7 @@
  * Only runs when validation fails, so it may take its time.
  */
 import type { ErrorObject } from 'ajv'
-import { describe } from './describe.js'
+import { describe } from '../values.js'
 
 const MAX_ERRORS = 8
 

@@ -3,14 +3,16 @@
  * `get` sees them typed), the checks run at registration, and the shaping of what `get` returns
  * into a `GetPromptResult`.
  */
-import { Kind, OptionalKind, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
+import { OptionalKind, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import { SakePromptDefinitionError } from '../errors.js'
-import type { Era } from '../protocol/eras.js'
+import type { Era } from '../spec/eras.js'
+import { deepFreeze, isObject, isTypeBox, kind, plain } from '../values.js'
 import { compile } from './ajv.js'
 import { iconsProblem, isContent, type ContentBlock, type Icon } from './content.js'
-import { deepFreeze, isObject, kind, plain, type CompletionContext, type CompletionReturn, type RequestContext } from './resource.js'
-import type { ScopeRequirement } from '../auth/access.js'
+import type { CompletionReturn } from './resource.js'
+import type { CompletionContext, RequestContext } from './context.js'
+import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
 
 /** A prompt argument: a TypeBox string schema (`Type.String()`, `StringEnum([...])`), or `Type.Optional` of one. */
 export type PromptArgument = TSchema & { static: string }
@@ -58,6 +60,7 @@ export interface PromptDefinition extends PromptBase {
 
 /** A prompt as the server keeps it. */
 export interface CompiledPrompt {
+  readonly kind: 'prompt'
   readonly name: string
   readonly definition: PromptDefinition
   readonly wire: Readonly<Record<Era, Record<string, unknown>>>
@@ -66,6 +69,8 @@ export interface CompiledPrompt {
   readonly required: readonly string[]
   readonly validate: ValidateFunction
   readonly ttl: number | undefined
+  /** What it demands of the caller (`scope`); undefined: nothing. */
+  readonly access: Requirement | undefined
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -76,10 +81,6 @@ const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_l
 function fail (name: unknown, message: string): never {
   const who = typeof name === 'string' ? `prompt '${name}'` : 'prompt definition'
   throw new SakePromptDefinitionError(`${who}: ${message}`)
-}
-
-function isTypeBox (value: unknown): value is TSchema {
-  return isObject(value) && Kind in value
 }
 
 function checkOptional (def: Record<string, unknown>, name: string): void {
@@ -98,9 +99,9 @@ function checkOptional (def: Record<string, unknown>, name: string): void {
 
 /**
  * Checks a definition and compiles it. Throws `SakePromptDefinitionError` with a message naming
- * the prompt and what to change.
+ * the prompt and what to change. `scopes`: the declared scopes its `scope` must come from.
  */
-export function compilePrompt (def: PromptDefinition): CompiledPrompt {
+export function compilePrompt (def: PromptDefinition, scopes: ReadonlyMap<string, string> = new Map()): CompiledPrompt {
   if (!isObject(def)) throw new SakePromptDefinitionError(`a prompt definition must be an object, got ${kind(def)}`)
   const raw = def as unknown as Record<string, unknown>
   if (raw.name === undefined) fail(undefined, "'name' is required: 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'")
@@ -145,13 +146,15 @@ export function compilePrompt (def: PromptDefinition): CompiledPrompt {
   if (raw.meta !== undefined) wire._meta = raw.meta
   const copy = deepFreeze(plain(wire, (message) => fail(name, `its definition cannot be sent as JSON: ${message}`)))
   return Object.freeze({
+    kind: 'prompt' as const,
     name,
     definition: def,
     wire: Object.freeze({ modern: copy, legacy: copy }),
     arguments: Object.freeze(Object.keys(args)),
     required: Object.freeze(required),
     validate,
-    ttl: raw.ttl as number | undefined
+    ttl: raw.ttl as number | undefined,
+    access: requirementOf(raw, scopes, (message) => fail(name, message))
   })
 }
 

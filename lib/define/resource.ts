@@ -4,20 +4,12 @@
  * what `read` returns into `contents`.
  */
 import { SakeResourceDefinitionError } from '../errors.js'
-import type { Era } from '../protocol/eras.js'
+import type { Era } from '../spec/eras.js'
+import { deepFreeze, isObject, kind, plain } from '../values.js'
 import { iconsProblem, type Icon } from './content.js'
-import type { RequestContext } from './tool.js'
+import type { CompletionContext, RequestContext } from './context.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
-import type { ScopeRequirement } from '../auth/access.js'
-
-/** What `read`, `get` and `complete` receive: who asks, over what (the tools' context without the tool's part). */
-export type { RequestContext }
-
-/** What a `complete` callback receives: the request, and the arguments the user already filled in. */
-export interface CompletionContext extends RequestContext {
-  /** `context.arguments` of the request: other arguments already resolved, by name. */
-  readonly arguments: Readonly<Record<string, string>>
-}
+import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
 
 /** `audience`, `priority` (0 to 1) and `lastModified` (ISO 8601), as the spec defines them. */
 export interface ResourceAnnotations {
@@ -90,6 +82,7 @@ export type ResourceDefinition<T extends string = string> = FixedResourceDefinit
 
 /** A resource as the server keeps it: checked, with its list entry built once. */
 export interface CompiledResource {
+  readonly kind: 'resource'
   /** The URI, or the template. */
   readonly key: string
   readonly definition: ResourceDefinition
@@ -98,38 +91,12 @@ export interface CompiledResource {
   /** The `Resource` or `ResourceTemplate` object of the lists, per era (the same in both). */
   readonly wire: Readonly<Record<Era, Record<string, unknown>>>
   readonly ttl: number | undefined
+  /** What it demands of the caller (`scope`); undefined: nothing. */
+  readonly access: Requirement | undefined
 }
 
 const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope'])
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
-
-export function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** What arrived, in a few words: `typeof` says 'object' for arrays and null too. */
-export function kind (value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value
-}
-
-/** A JSON copy, detached from the user's object (so later changes cannot reach the list). */
-export function plain<T> (value: T, onError: (message: string) => never): T {
-  try {
-    return JSON.parse(JSON.stringify(value))
-  } catch (err) {
-    onError((err as Error).message)
-  }
-}
-
-export function deepFreeze<T> (value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child)
-    Object.freeze(value)
-  }
-  return value
-}
 
 function fail (who: string, message: string): never {
   throw new SakeResourceDefinitionError(`${who}: ${message}`)
@@ -176,9 +143,9 @@ function checkCommon (def: Record<string, unknown>, who: string): void {
 
 /**
  * Checks a definition and compiles it. Throws `SakeResourceDefinitionError` with a message naming
- * the resource and what to change.
+ * the resource and what to change. `scopes`: the declared scopes its `scope` must come from.
  */
-export function compileResource (def: ResourceDefinition): CompiledResource {
+export function compileResource (def: ResourceDefinition, scopes: ReadonlyMap<string, string> = new Map()): CompiledResource {
   if (!isObject(def)) throw new SakeResourceDefinitionError(`a resource definition must be an object, got ${kind(def)}`)
   const raw = def as unknown as Record<string, unknown>
   const hasUri = raw.uri !== undefined
@@ -210,11 +177,13 @@ export function compileResource (def: ResourceDefinition): CompiledResource {
   if (raw.meta !== undefined) wire._meta = raw.meta
   const copy = deepFreeze(plain(wire, (message) => fail(who, `its definition cannot be sent as JSON: ${message}`)))
   return Object.freeze({
+    kind: 'resource' as const,
     key: (hasUri ? raw.uri : raw.uriTemplate) as string,
     definition: def as ResourceDefinition,
     template,
     wire: Object.freeze({ modern: copy, legacy: copy }),
-    ttl: raw.ttl as number | undefined
+    ttl: raw.ttl as number | undefined,
+    access: requirementOf(raw, scopes, (message) => fail(who, message))
   })
 }
 

@@ -2,18 +2,17 @@
  * Tool definitions: the typed shape users write, the checks run at registration, and the compiled
  * form the server calls (wire JSON, validators and header rules built once).
  */
-import { Kind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import { SakeToolDefinitionError } from '../errors.js'
-import type { Era } from '../protocol/eras.js'
+import type { Era } from '../spec/eras.js'
+import { deepFreeze, isObject, isTypeBox, kind, plain as plainCopy } from '../values.js'
 import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
 import { iconsProblem, type Icon } from './content.js'
 import type { ToolErrorResult, WithMeta } from './result.js'
-import type { InputContext } from './input.js'
-import type { AuthInfo } from '../protocol/auth-info.js'
-import type { Authentication, ScopeRequirement } from '../auth/access.js'
+import type { ToolContext } from './context.js'
+import { requirementOf, type Authentication, type Requirement, type ScopeRequirement } from './access.js'
 
 /** Advisory hints for clients (the spec's `*Hint` fields); never enforced by the server. */
 export interface ToolAnnotations {
@@ -23,62 +22,6 @@ export interface ToolAnnotations {
   idempotent?: boolean
   openWorld?: boolean
 }
-
-/** Who is calling, as the client declared itself (self-reported: for display and logs only). */
-export interface ClientInfo {
-  info: { name: string, version: string, [key: string]: unknown } | undefined
-  capabilities: Record<string, unknown>
-}
-
-/**
- * What every handler receives (tools, resources, prompts, completion): who asks, over what, and
- * (tools, resources/read and prompts/get only; elsewhere the answer is `unsupported`) the
- * questions it may ask the client: `elicit`, `sample`, `roots`.
- */
-export interface RequestContext extends InputContext {
-  /** The Fastify request carrying the call. */
-  readonly request: FastifyRequest
-  /** A pino child logger bound to what is served (tool, resource, prompt) and the request id. */
-  readonly log: FastifyBaseLogger
-  /** Aborted when the client goes away (or cancels) before the answer is sent. */
-  readonly signal: AbortSignal
-  /** `modern` (2026-07-28, stateless) or `legacy` (a 2025 session). */
-  readonly era: Era
-  /** The protocol revision of this request. */
-  readonly protocolVersion: string
-  readonly client: ClientInfo
-  /** The legacy session id, or undefined in the modern era. */
-  readonly sessionId: string | undefined
-  /** The JSON-RPC id of the request. */
-  readonly requestId: string | number
-  /** The verified caller (subject, scopes, claims) when `auth` is on; undefined otherwise. */
-  readonly auth: AuthInfo | undefined
-}
-
-/** What a tool's `execute` receives besides its arguments. */
-export interface ToolContext extends RequestContext {
-  /** The tool's name. */
-  readonly tool: string
-  /**
-   * Reports progress to a client that asked for it (a `progressToken`); otherwise does nothing.
-   * Values must increase; one that does not is dropped.
-   */
-  progress (progress: number, total?: number, message?: string): void
-  /**
-   * Sends a log message to a client that asked for this level (`logging/setLevel` in a 2025
-   * session, `_meta` log level in 2026-07-28); otherwise does nothing.
-   */
-  notify (level: LogLevel, data: unknown, logger?: string): void
-  /**
-   * In a 2025-11-25 session's streamed answer: sends `retry: retryMs` (default 1000) and closes the
-   * connection while the call goes on; the client reconnects with GET + Last-Event-ID and receives
-   * the rest (SEP-1699 polling). Does nothing anywhere else.
-   */
-  closeStream (retryMs?: number): void
-}
-
-/** MCP log levels, least severe first. */
-export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
 
 /** `output` is either a map of properties (like `args`) or one whole TypeBox schema. */
 export type OutputSpec = TProperties | TSchema
@@ -173,6 +116,7 @@ export interface DefinedTool extends ToolDefinition {
 
 /** A tool as the server keeps it: checked, compiled, and ready to list and call. */
 export interface CompiledTool {
+  readonly kind: 'tool'
   readonly name: string
   readonly definition: ToolDefinition
   /** The `Tool` object of `tools/list`, per era. */
@@ -186,9 +130,12 @@ export interface CompiledTool {
   readonly stream: boolean
   /** `{ tool: name }`, made once: bound into the logger of every call's context. */
   readonly logBindings: Readonly<{ tool: string }>
+  /** What it demands of the caller (`scope`, `authentication`); undefined: nothing. */
+  readonly access: Requirement | undefined
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
+const NO_SCOPES: ReadonlyMap<string, string> = new Map()
 const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication'])
 
 /** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
@@ -199,46 +146,14 @@ const HINTS = new Map<string, string>([
   ['openWorld', 'openWorldHint']
 ])
 
-function isTypeBox (value: unknown): value is TSchema {
-  return typeof value === 'object' && value !== null && Kind in value
-}
-
-function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** What arrived, in a few words: `typeof` says 'object' for arrays and null too. */
-function kind (value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value
-}
-
 function fail (name: unknown, message: string): never {
   const who = typeof name === 'string' ? `tool '${name}'` : 'tool definition'
   throw new SakeToolDefinitionError(`${who}: ${message}`)
 }
 
-/**
- * Copies a value into plain JSON, as it will travel: drops TypeBox's symbol keys and anything JSON
- * cannot carry, and detaches it from the user's object, so a later change there cannot make the
- * listed tool differ from the one that was checked.
- */
+/** A JSON copy of a part of the definition, as it will travel (see `values.ts`). */
 function plain<T> (name: unknown, what: string, value: T): T {
-  try {
-    return JSON.parse(JSON.stringify(value))
-  } catch (err) {
-    fail(name, `${what} cannot be sent as JSON: ${(err as Error).message}`)
-  }
-}
-
-/** Freezes a JSON value all the way down: `app.mcp.tools` hands out these objects. */
-function deepFreeze<T> (value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child)
-    Object.freeze(value)
-  }
-  return value
+  return plainCopy(value, (message) => fail(name, `${what} cannot be sent as JSON: ${message}`))
 }
 
 function inputSchemaOf (def: ToolDefinition): Record<string, unknown> {
@@ -335,9 +250,10 @@ function wireOf (def: ToolDefinition, inputSchema: Record<string, unknown>, outp
 
 /**
  * Checks a definition and compiles it. Throws `SakeToolDefinitionError` or
- * `SakeHeaderDefinitionError` with a message naming the tool and what to change.
+ * `SakeHeaderDefinitionError` with a message naming the tool and what to change. `scopes`: the
+ * declared scopes its `scope` must come from.
  */
-export function compileTool (def: ToolDefinition): CompiledTool {
+export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, string> = NO_SCOPES): CompiledTool {
   if (!isObject(def)) throw new SakeToolDefinitionError(`a tool definition must be an object, got ${kind(def)}`)
   checkName(def)
   // unknown keys first: a misspelt 'execute' is better reported as the typo than as missing
@@ -365,6 +281,7 @@ export function compileTool (def: ToolDefinition): CompiledTool {
   }
 
   return Object.freeze({
+    kind: 'tool' as const,
     name: def.name,
     definition: def,
     wire: wireOf(def, inputSchema, outputSchema),
@@ -374,7 +291,9 @@ export function compileTool (def: ToolDefinition): CompiledTool {
     headers: Object.freeze(headers),
     ttl: def.ttl,
     stream: def.stream === true,
-    logBindings: Object.freeze({ tool: def.name })
+    logBindings: Object.freeze({ tool: def.name }),
+    // last: a scope that is not declared is refused once the rest of the definition is known good
+    access: requirementOf(def, scopes, (message) => fail(def.name, message))
   })
 }
 

@@ -2,9 +2,10 @@
  * `notifications/cancelled` in 2025 sessions: the client asks the server to stop a request it sent
  * earlier. Calls register here only once their tool reads `ctx.signal`, so a call that never looks
  * pays nothing; a cancel for a call that did not look (or has finished) is simply dropped, as the
- * spec allows. Per process: a cancel that reaches another instance of a fleet finds nothing.
+ * spec allows. One registry per server (two servers in a process share nothing); per process: a
+ * cancel that reaches another instance of a fleet finds nothing.
  */
-import type { RequestId } from '../protocol/jsonrpc.js'
+import type { RequestId } from '../spec/jsonrpc.js'
 
 export class Cancellations {
   private readonly live = new Map<string, AbortController>()

@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { ClientInputError } from '../errors.js'
-import type { ClientRequestOptions } from '../protocol/context.js'
-import type { ClientAnswer } from '../protocol/input.js'
+import type { ClientAnswer } from '../spec/types.js'
+import type { ClientRequestOptions } from '../protocol/call.js'
 
 interface Pending {
   settle (answer: ClientAnswer): void

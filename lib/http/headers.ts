@@ -4,9 +4,10 @@
  * headers and the server executes the body, so any disagreement is refused (400 + -32020).
  */
 import type { IncomingHttpHeaders } from 'node:http'
-import { HEADER_MISMATCH } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
+import { HEADER_MISMATCH } from '../spec/jsonrpc.js'
 import type { CompiledTool } from '../define/tool.js'
+import type { Target } from '../protocol/target.js'
 
 const PREFIX = '=?base64?'
 const SUFFIX = '?='
@@ -136,4 +137,9 @@ export function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledT
       throw mismatch(`${display} header value ${quote(value)} does not match body value ${quote(typeof body === 'string' ? body : JSON.stringify(body))} of argument '${argument}'`)
     }
   }
+}
+
+/** The called tool's `Mcp-Param-*` headers. An unknown tool has none: the method answers -32602 for it. */
+export function checkToolHeaders (headers: IncomingHttpHeaders, target: Target | undefined, params: Record<string, unknown> | undefined, required: boolean): void {
+  if (target?.kind === 'tool' && target.headers.length > 0) checkParamHeaders(headers, target, params!.arguments, required)
 }

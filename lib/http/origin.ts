@@ -7,8 +7,8 @@
  * Explicit lists replace the default and apply to every connection; `false` turns a check off.
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
-import { INVALID_REQUEST } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
+import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 
 /** The loopback names the default accepts, as they appear in `Host` (IPv6 bracketed). */
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])

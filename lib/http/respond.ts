@@ -1,7 +1,7 @@
 /** Writing JSON-RPC answers on a Fastify reply. */
 import type { FastifyReply } from 'fastify'
-import { errorBody, type RequestId } from '../protocol/jsonrpc.js'
-import { AuthorizationError, ProtocolError } from '../errors.js'
+import { AuthorizationError, type ProtocolError } from '../errors.js'
+import { errorBody, type RequestId } from '../spec/jsonrpc.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 

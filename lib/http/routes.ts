@@ -5,14 +5,16 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import sjson from 'secure-json-parse'
-import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../protocol/jsonrpc.js'
 import { ProtocolError } from '../errors.js'
-import { emptyBody, findSession, handlePost, sessionNotFound, type Endpoint } from './endpoint.js'
-import { headerValue } from './headers.js'
-import { sendError } from './respond.js'
-import { originGuard, type OriginPolicy } from './origin.js'
-import { authHook, bearerToken } from '../auth/hook.js'
+import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../spec/jsonrpc.js'
 import { invalidToken, missingToken } from '../auth/challenge.js'
+import { authHook, bearerToken } from '../auth/hook.js'
+import { emptyBody, sessionNotFound, type Endpoint } from './endpoint.js'
+import { headerValue } from './headers.js'
+import { originGuard, type OriginPolicy } from './origin.js'
+import { handlePost } from './post.js'
+import { sendError } from './respond.js'
+import { findSession } from './sessions.js'
 
 export interface RouteOptions {
   readonly endpoint: Endpoint
@@ -68,7 +70,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   const guard = originGuard(options.origin)
   // origin first (a rebinding attack is refused before any token work), then the bearer token;
   // with neither, no hook at all
-  const onRequest = [guard, endpoint.auth === undefined ? undefined : authHook(endpoint.auth, endpoint.state.registry)].filter((hook) => hook !== undefined)
+  const onRequest = [guard, endpoint.auth === undefined ? undefined : authHook(endpoint.auth, endpoint.server.registry)].filter((hook) => hook !== undefined)
   const hooks = onRequest.length === 0 ? {} : { onRequest }
 
   // our own parser keeps the parse error's message (Fastify's default drops it) and still
@@ -92,13 +94,13 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   app.post(path, { bodyLimit, ...hooks }, async (request, reply) => handlePost(endpoint, request, reply))
 
   // a 2025 session's GET opens its standalone stream, or resumes one with Last-Event-ID
-  // (lib/http/streams.ts); without a session there is none to open: 405, as 2026-07-28 asks
+  // (lib/http/session-streams.ts); without a session there is none to open: 405, as 2026-07-28 asks
   app.get(path, hooks, async (request, reply) => {
     const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId === undefined) return methodNotAllowed(reply, 'GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions/listen')
     const session = await findSession(endpoint, request, sessionId)
     if (session === undefined) return sendError(reply, null, sessionNotFound)
-    return endpoint.streams.get(request, reply, session)
+    return endpoint.streams.sessions.get(request, reply, session)
   })
 
   app.delete(path, hooks, async (request, reply) => {

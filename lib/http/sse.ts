@@ -5,6 +5,8 @@
  * `streams.ts`'s business; this file only writes.
  */
 import type { FastifyReply } from 'fastify'
+import { ProtocolError } from '../errors.js'
+import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 
 export interface SseOptions {
   /** Milliseconds between `:` keep-alive comments; 0 turns them off. */
@@ -96,3 +98,6 @@ export class SseConnection {
 export function acceptsEventStream (accept: string | undefined): boolean {
   return accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*')
 }
+
+/** The refusal of a request that can only be answered as an event stream by a client that accepts none. */
+export const streamNotAcceptable = new ProtocolError(INVALID_REQUEST, 'Not Acceptable: this request answers with an event stream; the Accept header must allow text/event-stream', 406)

@@ -1,6 +1,10 @@
-/** The Fastify side of a call: its request, logger, and an abort signal tied to the connection. */
+/**
+ * The Fastify side of a call: its request, logger, and an abort signal tied to the connection; and
+ * the transport of a resumable call, which outlives its connection.
+ */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Logger, Transport } from '../protocol/context.js'
+import type { Logger } from '../spec/types.js'
+import type { Transport } from '../protocol/call.js'
 import type { Cancellable } from './cancellation.js'
 
 export class HttpTransport implements Transport {
@@ -43,5 +47,27 @@ export class HttpTransport implements Transport {
       raw.once('close', cancellations.track(sessionId, requestId, controller))
     }
     return controller.signal
+  }
+}
+
+/**
+ * A resumable call outlives its connection (2025-11-25: disconnection is not cancellation), so its
+ * `ctx.signal` is not tied to the socket: only the client's `notifications/cancelled` aborts it.
+ */
+export class DetachedTransport implements Transport {
+  private release: (() => void) | undefined
+  constructor (private readonly inner: HttpTransport) {}
+  get request (): unknown { return this.inner.request }
+  get log (): Logger { return this.inner.log }
+
+  signal (): AbortSignal {
+    const watched = this.inner.cancelSignal()
+    this.release = watched.release
+    return watched.signal
+  }
+
+  /** The call ended: stop watching for its cancellation. */
+  done (): void {
+    this.release?.()
   }
 }

@@ -4,10 +4,14 @@
  * first use: most calls never touch them, and the hot path should not pay for a pino child and an
  * AbortController it does not need.
  */
-import type { Call, Logger } from './context.js'
-import type { RequestContext } from '../define/tool.js'
+import type { Logger } from '../spec/types.js'
+import type { RequestContext } from '../define/context.js'
 import type { Elicit, RootsOutcome, SampleOutcome, SamplingParams } from '../define/input.js'
-import { ClientInput, RoundTrip, StreamAsker, type Asker, type InputSettings, type Retry } from './input.js'
+import type { Call } from './call.js'
+import type { Asker, InputSettings } from './input/asker.js'
+import { ClientInput } from './input/client-input.js'
+import { RoundTrip, type Retry } from './input/round-trip.js'
+import { StreamAsker } from './input/stream-asker.js'
 
 export class FeatureContext implements RequestContext {
   readonly era: RequestContext['era']
@@ -19,7 +23,8 @@ export class FeatureContext implements RequestContext {
   private readonly bindings: Record<string, unknown>
   private logger: Logger | undefined
   private abortSignal: AbortSignal | undefined
-  private readonly settings: InputSettings | undefined
+  private readonly settings: InputSettings
+  private readonly asks: boolean
   private readonly retry: Retry | undefined
   private clientInput: ClientInput | undefined
   /** A 2026-07-28 run's questions and answers, once the handler asked anything. */
@@ -27,11 +32,10 @@ export class FeatureContext implements RequestContext {
 
   /**
    * `bindings` name what is served (`{ resource: uri }`, `{ prompt: name }`) in every log line.
-   * `settings` only for the methods that may ask the client (tools/call, prompts/get,
-   * resources/read); elsewhere every question is answered `unsupported`. `retry`: what a
-   * 2026-07-28 retry brought.
+   * `retry`: what a 2026-07-28 retry brought. `asks` is false for the methods that cannot ask the
+   * client (only tools/call, prompts/get and resources/read can): every question is `unsupported`.
    */
-  constructor (call: Call, bindings: Record<string, unknown>, settings?: InputSettings, retry?: Retry) {
+  constructor (call: Call, bindings: Record<string, unknown>, settings: InputSettings, retry?: Retry, asks = true) {
     this.era = call.era
     this.protocolVersion = call.protocolVersion
     this.client = call.client
@@ -40,6 +44,7 @@ export class FeatureContext implements RequestContext {
     this.call = call
     this.bindings = bindings
     this.settings = settings
+    this.asks = asks
     this.retry = retry
   }
 
@@ -65,7 +70,7 @@ export class FeatureContext implements RequestContext {
     return this.input().elicit
   }
 
-  // not async: the promise handed out is the one marked handled (protocol/input.ts)
+  // not async: the promise handed out is the one marked handled (input/asker.ts)
   sample (key: string, params: SamplingParams): Promise<SampleOutcome> {
     return this.input().sample(key, params)
   }
@@ -78,12 +83,12 @@ export class FeatureContext implements RequestContext {
   private input (): ClientInput {
     if (this.clientInput === undefined) {
       let asker: Asker | undefined
-      if (this.settings !== undefined) {
+      if (this.asks) {
         asker = this.call.era === 'modern'
           ? (this.round = new RoundTrip(this.retry?.answers))
           : new StreamAsker(this.call, this.settings.timeout, () => this.signal)
       }
-      this.clientInput = new ClientInput(this.call, asker)
+      this.clientInput = new ClientInput(this.call, asker, this.settings.validators)
     }
     return this.clientInput
   }

@@ -2,14 +2,12 @@
  * The per-request `_meta` of the 2026-07-28 revision: what makes a request modern, and the checks
  * on its required fields (400 + -32602 when one is missing or malformed).
  */
-import { INVALID_PARAMS } from './jsonrpc.js'
 import { ProtocolError } from '../errors.js'
-import { LOG_LEVELS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from './eras.js'
-import type { ClientInfo } from '../define/tool.js'
-
-function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { INVALID_PARAMS } from '../spec/jsonrpc.js'
+import { LOG_LEVELS } from '../spec/log-levels.js'
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
+import type { ClientInfo } from '../spec/types.js'
+import { isObject } from '../values.js'
 
 /** The `_meta` object of a message's params, if it has one. */
 export function metaOf (params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

@@ -3,6 +3,7 @@
  * open stream, whichever request (or instance) caused it. The default lives in memory; a networked
  * bus (Redis pub/sub) fits the same contract so that several instances share notifications.
  */
+import type { ClientAnswer } from '../spec/types.js'
 
 /** Which list changed. */
 export type ListName = 'tools' | 'resources' | 'prompts'
@@ -17,8 +18,6 @@ export type BusEvent =
    * question takes it.
    */
   | { readonly type: 'clientResponse', readonly sessionId: string, readonly id: string | number, readonly answer: ClientAnswer }
-
-import type { ClientAnswer } from '../protocol/input.js'
 
 export type BusListener = (event: BusEvent) => void
 

@@ -15,8 +15,7 @@
  * The plugin makes one sealer per server from the `requestState` option (options.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
-import { ProtocolError, SakeOptionError } from '../errors.js'
-import { INVALID_PARAMS } from '../protocol/jsonrpc.js'
+import { RequestStateError, SakeOptionError, type RequestStateBindingPart } from '../errors.js'
 
 /** Token format version, and the prefix every token starts with. */
 const VERSION = 'v1'
@@ -37,8 +36,6 @@ const DEFAULT_TTL = 10 * 60 * 1000
 /** Domain separation: the same secret used elsewhere (a cookie key, say) yields unrelated bytes here. */
 const KEY_ID_LABEL = 'fastify-sake requestState key id\0'
 const HKDF_INFO = `fastify-sake requestState ${VERSION} aes-256-gcm`
-/** What to tell the client to do about any rejection: start the call over. */
-const ADVICE = 'retry the original request without requestState and inputResponses'
 
 /** Options of {@link RequestStateSealer}. */
 export interface RequestStateSealerOptions {
@@ -71,31 +68,6 @@ export interface RequestStateBinding {
    * JSON is kept, so object key order does not matter; `undefined` digests like `null`.
    */
   arguments: unknown
-}
-
-/** A part of {@link RequestStateBinding} that can differ between the minting call and the retry. */
-export type RequestStateBindingPart = 'caller' | 'method' | 'name' | 'arguments'
-
-/** Why a `requestState` was refused; the message says the same in words. */
-export type RequestStateRejection = 'missing' | 'malformed' | 'unknown-key' | 'tampered' | 'expired' | 'mismatch'
-
-/**
- * A `requestState` refused by {@link RequestStateSealer.open}: a `ProtocolError` (-32602, HTTP 200)
- * whose message says why, with the reason also as data for code (`reason`, `differs`). Neither the
- * message nor these fields repeat anything from inside the token.
- */
-export class RequestStateError extends ProtocolError {
-  /** Why the token was refused. */
-  readonly reason: RequestStateRejection
-  /** For `mismatch`: which parts of the binding differ, in binding order. Empty otherwise. */
-  readonly differs: readonly RequestStateBindingPart[]
-
-  constructor (reason: RequestStateRejection, message: string, differs: readonly RequestStateBindingPart[] = []) {
-    super(INVALID_PARAMS, `Invalid params: ${message}; ${ADVICE}`, 200)
-    this.name = 'RequestStateError'
-    this.reason = reason
-    this.differs = Object.freeze([...differs])
-  }
 }
 
 /** One key of the ring: its public id and the AES key derived from the secret. */

@@ -2,8 +2,8 @@
  * Legacy (2025) sessions: what a session remembers, and the store contract behind them. The
  * modern era needs none of this; only `initialize`-based clients get a session.
  */
-import type { ClientInfo } from '../define/tool.js'
-import type { LegacyVersion } from '../protocol/eras.js'
+import type { ClientInfo } from '../spec/types.js'
+import type { LegacyVersion } from '../spec/eras.js'
 
 export interface Session {
   /** Visible ASCII, cryptographically random. */

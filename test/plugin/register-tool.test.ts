@@ -5,7 +5,7 @@ import sake, {
   Type, defineTool, definePrompt, SakeRegisterAfterReadyError, SakeDuplicateToolError, SakeToolDefinitionError
 } from '../../lib/index.js'
 import Fastify from 'fastify'
-import { Registry } from '../../lib/registry.js'
+import { ListPages } from '../../lib/protocol/lists.js'
 import { build, legacyRequest, modernRequest, openSession, rpc } from '../helpers/app.js'
 
 async function names (app: Awaited<ReturnType<typeof build>>): Promise<string[]> {
@@ -200,7 +200,7 @@ t.test('tools/list is sorted by name, whatever the registration order', async (t
 })
 
 t.test('the list is serialised once, at ready', async (t) => {
-  const paginate = t.capture(Registry.prototype as any, 'paginate', (Registry.prototype as any).paginate)
+  const paginate = t.capture(ListPages.prototype as any, 'paginate', (ListPages.prototype as any).paginate)
   const app = await build()
   t.teardown(() => app.close())
   app.registerTool([defineTool({ name: 'b', execute: () => 1 }), defineTool({ name: 'a', execute: () => 1 })])

@@ -2,10 +2,14 @@
 // give the very bytes of serialising { resultType, ...result, _meta } in every case.
 import t from 'tap'
 import { resultJson } from '../../lib/protocol/results.js'
-import { Registry } from '../../lib/registry.js'
+import { Registry } from '../../lib/define/registry.js'
+import { serverContext } from '../../lib/protocol/server.js'
+import { RequestStateSealer } from '../../lib/state/request-state.js'
+import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 
 const info = { name: 'results-test', version: '1.0.0' }
-const registry = new Registry({ info, ttl: 1000, pageSize: 10 })
+const registry = serverContext({ info, instructions: undefined, ttl: 1000, pageSize: 10, registry: new Registry(), sessions: new MemorySessionStore({ idleTimeout: 1000, maxSessions: 1 }), sealer: new RequestStateSealer(), inputTimeout: 1000, hideForbidden: false })
+t.teardown(() => registry.sessions.close?.())
 const serverInfo = { 'io.modelcontextprotocol/serverInfo': info }
 
 t.test('modern results: resultType first, the result as it is, serverInfo in _meta last', async (t) => {

@@ -152,15 +152,3 @@ t.test('the resources option, and defineResource', async (t) => {
   await t.rejects(build({ resources: 'x' as any }), { message: "fastify-sake: option 'resources' must be an array of resource definitions, got \"x\" (string)" })
   await t.rejects(build({ resources: [{ uri: 'x', name: 'n', read }] }), { code: 'SAKE_ERR_INVALID_RESOURCE' })
 })
-
-t.test('before ready, lists are built on demand', async (t) => {
-  const app = await build()
-  t.teardown(() => app.close())
-  app.registerResource({ uri: 'a://one', name: 'one', read })
-  const { Registry } = await import('../../lib/registry.js')
-  const registry = new Registry({ info: { name: 'x', version: '1' }, ttl: 10, pageSize: 5 })
-  registry.addResource({ uri: 'a://one', name: 'one', read })
-  t.same(JSON.parse(registry.listPage('resources', 'legacy', undefined)!), { resources: [{ uri: 'a://one', name: 'one' }] })
-  registry.seal()
-  t.equal(registry.listPage('resources', 'modern', 'nope'), undefined)
-})

@@ -2,15 +2,13 @@
 // minted it, with an expiry on an injected clock: no test here waits for real time to pass.
 import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
-import { ProtocolError, SakeOptionError } from '../../lib/errors.js'
-import { INVALID_PARAMS } from '../../lib/protocol/jsonrpc.js'
+import { ProtocolError, RequestStateError, SakeOptionError, type RequestStateRejection } from '../../lib/errors.js'
+import { INVALID_PARAMS } from '../../lib/spec/jsonrpc.js'
 import {
-  RequestStateError,
   RequestStateSealer,
   canonicalJson,
   digestArguments,
-  type RequestStateBinding,
-  type RequestStateRejection
+  type RequestStateBinding
 } from '../../lib/state/request-state.js'
 
 const k1 = randomBytes(32)

@@ -1,13 +1,15 @@
 /** `completion/complete`, for both eras: prompt arguments and resource template variables. */
-import { INTERNAL_ERROR, INVALID_PARAMS } from '../jsonrpc.js'
 import { ProtocolError } from '../../errors.js'
-import { describe } from '../../define/describe.js'
+import { INTERNAL_ERROR, INVALID_PARAMS } from '../../spec/jsonrpc.js'
+import { describe, isObject } from '../../values.js'
+import type { CompletionContext } from '../../define/context.js'
+import type { CompletionReturn } from '../../define/resource.js'
+import type { Call } from '../call.js'
 import { FeatureContext } from '../feature-context.js'
-import { isObject, type CompletionContext, type CompletionReturn } from '../../define/resource.js'
-import { promptOf } from './prompts.js'
 import { resultJson } from '../results.js'
-import type { Call } from '../context.js'
-import type { Registry } from '../../registry.js'
+import type { ServerContext } from '../server.js'
+import type { Target } from '../target.js'
+import { promptOf } from './prompts.js'
 
 /** The spec's limit on `values` in one answer. */
 export const MAX_VALUES = 100
@@ -24,16 +26,16 @@ function invalid (message: string): ProtocolError {
   return new ProtocolError(INVALID_PARAMS, `Invalid params: ${message}`)
 }
 
-/** What is being completed: the callback (maybe none) and the names it completes, for messages. */
-function targetOf (registry: Registry, ref: unknown): { what: string, names: readonly string[], complete: Complete | undefined } {
+/** What is being completed (the edge looked it up: `found`): the callback (maybe none) and the names it completes. */
+function completing (found: Target | undefined, ref: unknown): { what: string, names: readonly string[], complete: Complete | undefined } {
   if (!isObject(ref)) throw invalid(`completion/complete needs "ref", { type: "ref/prompt", name } or { type: "ref/resource", uri }, got ${got(ref)}`)
   if (ref.type === 'ref/prompt') {
-    const prompt = promptOf(registry, ref.name, 'a ref/prompt')
+    const prompt = promptOf(found, ref.name, 'a ref/prompt')
     return { what: `prompt '${prompt.name}'`, names: prompt.arguments, complete: prompt.definition.complete?.bind(prompt.definition) }
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalid('a ref/resource needs "uri", the resource template, as a string')
-    const template = registry.templates.get(ref.uri)
+    const template = found?.kind === 'resource' ? found : undefined
     if (template === undefined) throw new ProtocolError(INVALID_PARAMS, `Unknown resource template: ${ref.uri}`)
     const definition = template.definition as { complete?: Complete }
     return { what: `resource template '${ref.uri}'`, names: template.template!.variables, complete: definition.complete?.bind(definition) }
@@ -72,8 +74,8 @@ function shape (returned: unknown): { values: string[], total?: number, hasMore?
   return out
 }
 
-export async function complete (registry: Registry, call: Call): Promise<string> {
-  const target = targetOf(registry, call.params.ref)
+export async function complete (server: ServerContext, call: Call): Promise<string> {
+  const target = completing(call.target, call.params.ref)
   const argument = call.params.argument
   if (!isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
     throw invalid('completion/complete needs "argument" as { name, value } with string values')
@@ -82,10 +84,11 @@ export async function complete (registry: Registry, call: Call): Promise<string>
     throw invalid(`${target.what} has no argument '${argument.name}'${target.names.length > 0 ? `; its arguments are ${target.names.join(', ')}` : ''}`)
   }
   const args = contextArguments(call.params)
-  if (target.complete === undefined) return resultJson(registry, call.era, { completion: { values: [] } })
-  const ctx = Object.assign(new FeatureContext(call, { completing: target.what, argument: argument.name }), { arguments: Object.freeze(args) })
+  if (target.complete === undefined) return resultJson(server, call.era, { completion: { values: [] } })
+  // completion cannot ask the client anything: its questions are all `unsupported`
+  const ctx = Object.assign(new FeatureContext(call, { completing: target.what, argument: argument.name }, server.input, undefined, false), { arguments: Object.freeze(args) })
   try {
-    return resultJson(registry, call.era, { completion: shape(await target.complete(argument.name, argument.value, ctx)) })
+    return resultJson(server, call.era, { completion: shape(await target.complete(argument.name, argument.value, ctx)) })
   } catch (err) {
     if (err instanceof ProtocolError) throw err
     ctx.log.error({ err }, `completion for ${target.what} failed`)

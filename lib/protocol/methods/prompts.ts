@@ -1,21 +1,22 @@
 /** `prompts/list` and `prompts/get`, for both eras. */
-import { INTERNAL_ERROR, INVALID_PARAMS } from '../jsonrpc.js'
 import { ClientInputError, ProtocolError } from '../../errors.js'
-import { describe } from '../../define/describe.js'
+import { INTERNAL_ERROR, INVALID_PARAMS } from '../../spec/jsonrpc.js'
+import { describe } from '../../values.js'
 import { explain } from '../../define/messages.js'
-import { FeatureContext } from '../feature-context.js'
 import { shapePrompt, type CompiledPrompt } from '../../define/prompt.js'
+import type { Call } from '../call.js'
+import { FeatureContext } from '../feature-context.js'
+import { clientInputFailure } from '../input/client-input.js'
+import { finishRound, readRetry, settle } from '../input/round-trip.js'
 import { resultJson } from '../results.js'
-import type { Call } from '../context.js'
-import type { Registry } from '../../registry.js'
-import { clientInputFailure, finishRound, readRetry, settle, type InputSettings } from '../input.js'
+import type { ServerContext } from '../server.js'
+import type { Target } from '../target.js'
 
-/** Finds the prompt a request names by `field`, or throws -32602. */
-export function promptOf (registry: Registry, name: unknown, method: string): CompiledPrompt {
+/** The prompt `name` names, as the edge looked it up (`found`), or -32602 saying what is wrong. */
+export function promptOf (found: Target | undefined, name: unknown, method: string): CompiledPrompt {
+  if (found?.kind === 'prompt') return found
   if (typeof name !== 'string') throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${method} needs "name", the prompt, as a string`)
-  const prompt = registry.prompts.get(name)
-  if (prompt === undefined) throw new ProtocolError(INVALID_PARAMS, `Unknown prompt: ${name}`)
-  return prompt
+  throw new ProtocolError(INVALID_PARAMS, `Unknown prompt: ${name}`)
 }
 
 /** The prompt's arguments, checked: an object of strings, the required ones present, no unknown one. */
@@ -37,8 +38,9 @@ function argumentsOf (prompt: CompiledPrompt, params: Record<string, unknown>): 
   return copy
 }
 
-export async function getPrompt (registry: Registry, call: Call, input: InputSettings): Promise<string> {
-  const prompt = promptOf(registry, call.params.name, 'prompts/get')
+export async function getPrompt (server: ServerContext, call: Call): Promise<string> {
+  const { input } = server
+  const prompt = promptOf(call.target, call.params.name, 'prompts/get')
   const args = argumentsOf(prompt, call.params)
   const retry = call.era === 'modern' ? readRetry(input, call, prompt.name, call.params.arguments) : undefined
   const ctx = new FeatureContext(call, { prompt: prompt.name }, input, retry)
@@ -46,8 +48,8 @@ export async function getPrompt (registry: Registry, call: Call, input: InputSet
     const returned = await settle(prompt.definition.get(args, ctx))
     // a question asked and not yet answered wins over whatever the handler did after it
     const round = ctx.round === undefined ? undefined : finishRound(ctx.round, input, call, prompt.name, call.params.arguments)
-    if (round !== undefined) return resultJson(registry, 'modern', round)
-    return resultJson(registry, call.era, shapePrompt(returned(), prompt.definition.description))
+    if (round !== undefined) return resultJson(server, 'modern', round)
+    return resultJson(server, call.era, shapePrompt(returned(), prompt.definition.description))
   } catch (err) {
     if (err instanceof ProtocolError) throw err
     if (err instanceof ClientInputError) throw clientInputFailure(`prompt '${prompt.name}'`, err)

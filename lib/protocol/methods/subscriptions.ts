@@ -3,10 +3,10 @@
  * session wants `notifications/resources/updated` for, kept in the session), and the filter of a
  * modern `subscriptions/listen`.
  */
-import { INVALID_PARAMS } from '../jsonrpc.js'
 import { ProtocolError } from '../../errors.js'
-import type { Call } from '../context.js'
-import type { SessionStore } from '../../state/session-store.js'
+import { INVALID_PARAMS } from '../../spec/jsonrpc.js'
+import type { Call } from '../call.js'
+import type { ServerContext } from '../server.js'
 
 function uriOf (call: Call): string {
   const uri = call.params.uri
@@ -17,25 +17,25 @@ function uriOf (call: Call): string {
 }
 
 /** `resources/subscribe {uri}` → `{}`; the session then gets updates for that URI on its GET stream. */
-export async function subscribe (sessions: SessionStore, call: Call): Promise<string> {
+export async function subscribe (server: ServerContext, call: Call): Promise<string> {
   const uri = uriOf(call)
   const session = call.session!
   const current = session.subscriptions ?? []
   if (!current.includes(uri)) {
     session.subscriptions = [...current, uri]
-    await sessions.set(session)
+    await server.sessions.set(session)
   }
   return '{}'
 }
 
 /** `resources/unsubscribe {uri}` → `{}`, whether or not the session was subscribed. */
-export async function unsubscribe (sessions: SessionStore, call: Call): Promise<string> {
+export async function unsubscribe (server: ServerContext, call: Call): Promise<string> {
   const uri = uriOf(call)
   const session = call.session!
   const current = session.subscriptions ?? []
   if (current.includes(uri)) {
     session.subscriptions = current.filter((one) => one !== uri)
-    await sessions.set(session)
+    await server.sessions.set(session)
   }
   return '{}'
 }

@@ -1,36 +1,35 @@
 /** `tools/list` and `tools/call`, for both eras. */
-import { INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../jsonrpc.js'
-import { describe } from '../../define/describe.js'
-import { ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
-import { insufficientScope } from '../../auth/challenge.js'
-import { CallContext, type Call } from '../context.js'
+import { AccessRefusal, ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
+import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
+import { INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
+import { describe } from '../../values.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
-import { rulesOf, type LegacyVersion } from '../eras.js'
-import { resultJson } from '../results.js'
-import type { Registry } from '../../registry.js'
 import type { CompiledTool } from '../../define/tool.js'
-import { finishRound, readRetry, type InputSettings } from '../input.js'
+import type { Call } from '../call.js'
+import { CallContext } from '../call-context.js'
+import { finishRound, readRetry } from '../input/round-trip.js'
+import { resultJson } from '../results.js'
+import type { ServerContext } from '../server.js'
 
-export function listTools (registry: Registry, call: Call): string {
+export function listTools (server: ServerContext, call: Call): string {
   const cursor = call.params.cursor
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string')
   }
-  const page = registry.toolsPage(call.era, cursor, call.auth)
+  const page = server.lists.page('tools', call.era, cursor, call.auth)
   if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
   return page
 }
 
-/** Finds the tool a `tools/call` names, or throws -32602. */
-export function toolOf (registry: Registry, params: Record<string, unknown>): CompiledTool {
-  const name = params.name
+/** The tool a `tools/call` names, as the edge looked it up (`call.target`), or -32602 saying what is wrong. */
+function toolOf (call: Call): CompiledTool {
+  if (call.target?.kind === 'tool') return call.target
+  const name = call.params.name
   if (typeof name !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool to call, as a string')
   }
-  const tool = registry.tools.get(name)
-  if (tool === undefined) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`)
-  return tool
+  throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`)
 }
 
 /** The `arguments` of a `tools/call`: absent means none; anything but an object is -32602. */
@@ -64,25 +63,26 @@ function internalFailure (tool: CompiledTool): CallToolResult {
  * sends no arguments object is a protocol error; whatever goes wrong after that is the tool's
  * failure, answered as a result with `isError: true`.
  */
-export async function callTool (registry: Registry, call: Call, input: InputSettings): Promise<string> {
-  const tool = toolOf(registry, call.params)
+export async function callTool (server: ServerContext, call: Call): Promise<string> {
+  const { input } = server
+  const tool = toolOf(call)
   const args = argumentsOf(tool, call.params)
   const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
   const ctx = new CallContext(call, tool.logBindings, input, retry)
   try {
-    const result = await run(registry, tool, args, call, ctx)
+    const result = await run(tool, args, call, ctx)
     // a question asked and not yet answered wins over whatever the tool did after it
     if (ctx.round !== undefined) {
       const round = finishRound(ctx.round, input, call, tool.name, call.params.arguments)
-      if (round !== undefined) return resultJson(registry, 'modern', round)
+      if (round !== undefined) return resultJson(server, 'modern', round)
     }
-    return resultJson(registry, call.era, result)
+    return resultJson(server, call.era, result)
   } catch (err) {
-    if (err instanceof ProtocolError) throw err // a missing capability, answered as -32021
+    if (err instanceof ProtocolError) throw err // a missing capability (-32021), or a refusal by scope
     // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
     // (a BigInt, a cycle, a function), found while serialising it
     ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
-    return resultJson(registry, call.era, internalFailure(tool))
+    return resultJson(server, call.era, internalFailure(tool))
   }
 }
 
@@ -96,7 +96,7 @@ function missing (tool: CompiledTool, call: Call, err: MissingCapabilityError): 
   throw new ProtocolError(MISSING_CLIENT_CAPABILITY, message, 400, { requiredCapabilities: err.requiredCapabilities })
 }
 
-async function run (registry: Registry, tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
+async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
   // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
   if (!tool.validate(args)) {
     return errorResult(`Invalid arguments for tool '${tool.name}': ${explain(tool.validate.errors)}`)
@@ -122,7 +122,7 @@ async function run (registry: Registry, tool: CompiledTool, args: Record<string,
     if (err instanceof ToolError) return errorResult(err.message, err.meta)
     if (err instanceof MissingCapabilityError) return missing(tool, call, err)
     // the tool found it needs more than its declared scopes: refused as a declared scope is
-    if (err instanceof InsufficientScopeError) throw insufficientScope(registry.options.metadataUrl, err.scopes, `tool '${tool.name}'`)
+    if (err instanceof InsufficientScopeError) throw AccessRefusal.scope(err.scopes, `tool '${tool.name}'`)
     if (err instanceof ClientInputError) {
       ctx.log.warn({ err }, `tool '${tool.name}': a question to the client failed`)
       return errorResult(`Tool '${tool.name}': ${err.message}`)

@@ -3,7 +3,7 @@
  * serialisers for responses. Pure functions over parsed JSON; no transport here.
  */
 import { ProtocolError } from '../errors.js'
-import { describe } from '../define/describe.js'
+import { describe } from '../values.js'
 
 export const PARSE_ERROR = -32700
 export const INVALID_REQUEST = -32600
@@ -113,4 +113,9 @@ export function errorBody (id: RequestId | null, error: ProtocolError): JsonRpcR
   const body: JsonRpcResponse = { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } }
   if (error.data !== undefined) body.error!.data = error.data
   return body
+}
+
+/** Serialises a notification (a server's message that expects no answer). */
+export function notificationText (method: string, params?: Record<string, unknown>): string {
+  return JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params })
 }

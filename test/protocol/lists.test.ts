@@ -1,40 +1,42 @@
-// The registry on its own: tools by name, sealed at ready, tools/list pages serialised per era with
-// opaque cursors and a ttlMs that is the shortest among the server and the tools on the page.
+// The list pages on their own: tools/list pages serialised per era with opaque cursors and a
+// ttlMs that is the shortest among the server and the tools on the page; the other lists and the
+// filtered pages of hideForbidden.
 import t from 'tap'
-import { Registry } from '../../lib/registry.js'
+import { Registry } from '../../lib/define/registry.js'
 import type { ToolDefinition } from '../../lib/define/tool.js'
+import { ListPages } from '../../lib/protocol/lists.js'
 
 const info = { name: 'reg', version: '1.0.0' }
+const serverInfoMeta = Object.freeze({ 'io.modelcontextprotocol/serverInfo': info })
 
-function registry (pageSize = 2, ttl = 300_000): Registry {
-  return new Registry({ info, ttl, pageSize })
+/** A registry with its pages: `seal()` closes it and builds them, as the plugin's onReady does. */
+class Server {
+  readonly registry: Registry
+  readonly lists: ListPages
+  constructor (pageSize: number, ttl: number, scopes?: ReadonlyMap<string, string>, hideForbidden = false) {
+    this.registry = new Registry(scopes)
+    this.lists = new ListPages(this.registry, { ttl, pageSize, serverInfoMeta, hideForbidden })
+  }
+
+  addTool (definition: ToolDefinition): void { this.registry.addTool(definition) }
+  seal (): void { this.registry.seal(); this.lists.build() }
+  toolsPage (era: 'modern' | 'legacy', cursor?: string, auth?: { subject: string, scopes: string[], claims: Record<string, unknown> }): string | undefined {
+    return this.lists.page('tools', era, cursor, auth)
+  }
+}
+
+function registry (pageSize = 2, ttl = 300_000): Server {
+  return new Server(pageSize, ttl)
 }
 
 function tool (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return { name, execute: () => name, ...extra }
 }
 
-function page (reg: Registry, era: 'modern' | 'legacy', cursor?: string): any {
+function page (reg: Server, era: 'modern' | 'legacy', cursor?: string): any {
   const text = reg.toolsPage(era, cursor)
   return text === undefined ? undefined : JSON.parse(text)
 }
-
-t.test('addTool compiles and keeps tools by name', async (t) => {
-  const reg = registry()
-  const compiled = reg.addTool(tool('a'))
-  t.equal(reg.tools.get('a'), compiled)
-  t.equal(compiled.name, 'a')
-})
-
-t.test('sealed after seal(), and then closed to new tools', async (t) => {
-  const reg = registry()
-  t.equal(reg.sealed, false)
-  reg.addTool(tool('a'))
-  reg.seal()
-  t.equal(reg.sealed, true)
-  t.throws(() => reg.addTool(tool('b')), { code: 'SAKE_ERR_REGISTER_AFTER_READY' })
-  t.equal(reg.tools.size, 1)
-})
 
 t.test('pages, cursors and the last page', async (t) => {
   const reg = registry(2)
@@ -107,6 +109,22 @@ t.test('before seal, pages are built on demand, sorted the same way', async (t) 
   t.same(page(reg, 'legacy').tools.map((x: { name: string }) => x.name), ['0', 'a', 'b'], 'and reflect later additions')
 })
 
-t.test('serverInfoMeta is frozen', async (t) => {
-  t.ok(Object.isFrozen(registry().serverInfoMeta))
+t.test('filtered pages built before the registry is sealed are not kept', async (t) => {
+  const server = new Server(10, 1000, new Map([['a', 'A']]), true)
+  server.addTool({ name: 'x', scope: 'a', execute: () => 'x' })
+  const caller = { subject: 's', scopes: [], claims: {} }
+  t.same(JSON.parse(server.toolsPage('modern', undefined, caller)!).tools, [])
+  server.addTool({ name: 'y', execute: () => 'y' })
+  t.same(JSON.parse(server.toolsPage('modern', undefined, caller)!).tools.map((tool: { name: string }) => tool.name), ['y'], 'built again: y is there')
+  t.same(JSON.parse(server.toolsPage('legacy', undefined)!).tools.map((tool: { name: string }) => tool.name), ['x', 'y'], 'no caller: the whole list')
+})
+
+t.test('before ready, resource lists are built on demand', async (t) => {
+  const registry = new Registry()
+  const lists = new ListPages(registry, { ttl: 10, pageSize: 5, serverInfoMeta, hideForbidden: false })
+  registry.addResource({ uri: 'a://one', name: 'one', read: () => 'one' })
+  t.same(JSON.parse(lists.page('resources', 'legacy', undefined)!), { resources: [{ uri: 'a://one', name: 'one' }] })
+  registry.seal()
+  lists.build()
+  t.equal(lists.page('resources', 'modern', 'nope'), undefined)
 })

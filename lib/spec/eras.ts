@@ -52,11 +52,7 @@ export function negotiate (requested: unknown): LegacyVersion {
   return isLegacyVersion(requested) ? requested : LEGACY_VERSIONS[0]
 }
 
-/** `_meta` keys of the 2026-07-28 revision. */
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
-export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
-
-export const LOG_LEVELS = Object.freeze(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const)
+/** Whether streams of this call or session carry event ids and can be resumed (2025-11-25 sessions only). */
+export function isResumable (era: Era, version: string): boolean {
+  return era === 'legacy' && isLegacyVersion(version) && rulesOf(version).resumable
+}

@@ -1,0 +1,141 @@
+// Layering check for lib/ (npm run lint:deps, part of npm test); the layers are described in docs/architecture.md.
+// Imports only point down, type-only imports included; no cycles anywhere in lib/.
+//
+//   top:      lib/index.ts, lib/api.ts, lib/mcp-view.ts, lib/options.ts
+//   http:     lib/http/**
+//   auth:     lib/auth/**
+//   protocol: lib/protocol/**   (never imports 'fastify', not even types)
+//   define:   lib/define/**     (only lib/define/context.ts may import fastify, type-only)
+//   state:    lib/state/**
+//   bottom:   lib/spec/**, lib/errors.ts, lib/values.ts, lib/checks.ts
+//
+// Every rule is an error: `depcruise` exits non-zero when any of them is broken.
+
+const TOP = '^lib/(index|api|mcp-view|options)\\.ts$'
+const HTTP = '^lib/http/'
+const AUTH = '^lib/auth/'
+const PROTOCOL = '^lib/protocol/'
+const DEFINE = '^lib/define/'
+const STATE = '^lib/state/'
+const BOTTOM = '^lib/(spec/|(errors|values|checks)\\.ts$)'
+const LAYERS = [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE, BOTTOM]
+
+// The npm package 'fastify' itself (not fastify-plugin, not @fastify/*), resolved or not.
+const FASTIFY = ['(^|/)node_modules/fastify/', '^fastify(/|$)']
+
+/** One rule per layer: a file in `from` must not import any of `above`. */
+function layer (name, from, above, comment) {
+  return { name: `layer-${name}`, severity: 'error', comment, from: { path: from }, to: { path: above } }
+}
+
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'This import closes a cycle among lib/ files (type-only imports count too). Break it by ' +
+        'moving the shared type or value down, into the lowest layer on the cycle (or into a new file of ' +
+        'that layer that both sides import, e.g. lib/spec/types.ts), so that imports only point down.',
+      from: { path: '^lib/' },
+      to: { circular: true }
+    },
+    layer('http', HTTP, [TOP],
+      'lib/http must not import the top layer (index.ts, api.ts, mcp-view.ts, options.ts): take what it ' +
+      'needs as a parameter (resolved options, the server context) from the caller in the top layer.'),
+    layer('auth', AUTH, [TOP, HTTP],
+      'lib/auth must not import lib/http or the top layer: give http/ a verdict (a value or an error ' +
+      'from errors.ts) and let http/ write the reply; take resolved options as a parameter.'),
+    layer('protocol', PROTOCOL, [TOP, HTTP, AUTH],
+      'lib/protocol must not import lib/auth, lib/http or the top layer: return an outcome (a result or ' +
+      'an error from errors.ts) and let http/ turn it into a reply or a 401/403 challenge; the ' +
+      'per-request scope check lives in lib/protocol/access.ts, the requirement type in lib/define/access.ts.'),
+    layer('define', DEFINE, [TOP, HTTP, AUTH, PROTOCOL],
+      'lib/define must not import lib/protocol, lib/auth, lib/http or the top layer: move the type it ' +
+      'needs down (wire types to lib/spec/, AuthInfo and friends to lib/spec/types.ts, the requirement ' +
+      'to lib/define/access.ts) or take it as a parameter.'),
+    layer('state', STATE, [TOP, HTTP, AUTH, PROTOCOL, DEFINE],
+      'lib/state must not import lib/define or any layer above it: it stores plain data; move the type it ' +
+      'needs to lib/spec/types.ts (or another bottom file) and import it from there.'),
+    layer('bottom', BOTTOM, [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE],
+      'The bottom layer (lib/spec/, errors.ts, values.ts, checks.ts) imports nothing above it: move the ' +
+      'code it needs down here too, or move this code up to the layer that uses it.'),
+    {
+      name: 'layer-unknown',
+      severity: 'error',
+      comment: 'This lib/ file is in none of the layers of LAYOUT.md: move it into one (top: index.ts, ' +
+        'api.ts, mcp-view.ts, options.ts; or http/, auth/, protocol/, define/, state/, spec/, errors.ts, ' +
+        'values.ts, checks.ts), or add it to a layer in .dependency-cruiser.mjs and LAYOUT.md.',
+      from: { path: '^lib/' },
+      to: { path: '^lib/', pathNot: [...LAYERS, '\\.[cm]?jsx?$'] } // .js: not-to-js-in-lib says it
+    },
+    {
+      name: 'protocol-no-fastify',
+      severity: 'error',
+      comment: "lib/protocol must not import 'fastify', not even types: use the plain types of " +
+        'lib/spec/types.ts (Logger, AuthInfo, ...) or lib/protocol/call.ts, and let http/ pass in what ' +
+        'it takes from the Fastify request and reply.',
+      from: { path: PROTOCOL },
+      to: { path: FASTIFY }
+    },
+    {
+      name: 'lower-layers-no-fastify',
+      severity: 'error',
+      comment: "Only the top layer, lib/http and lib/auth may import 'fastify'; lib/define/context.ts may " +
+        '`import type` from it. Use the plain types of lib/spec/types.ts, or the context types of ' +
+        'lib/define/context.ts.',
+      from: { path: [DEFINE, STATE, BOTTOM], pathNot: '^lib/define/context\\.ts$' },
+      to: { path: FASTIFY }
+    },
+    {
+      name: 'define-context-fastify-type-only',
+      severity: 'error',
+      comment: 'lib/define/context.ts may only `import type { ... } from \'fastify\'` (the whole statement ' +
+        'type-only: with verbatimModuleSyntax, `import { type X }` still loads the package), never a ' +
+        'run-time import: the define layer must not load Fastify.',
+      from: { path: '^lib/define/context\\.ts$' },
+      // Not `dependencyTypesNot: ['type-only']`: dependency-cruiser calls `import f, { type X } from`
+      // and `import { type X } from` type-only, yet tsc (verbatimModuleSyntax) keeps both at run time.
+      // preCompilationOnly comes from the emitted JavaScript; it needs tsPreCompilationDeps: 'specify'
+      // (with `true` it is never set and this rule would never fire).
+      to: { path: FASTIFY, preCompilationOnly: false }
+    },
+    {
+      // Guard for the rules above: an import the cruiser cannot resolve is an edge it cannot check.
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'This import does not resolve to a file, so the layering cannot be checked for it: fix the ' +
+        "path (lib/ imports end in '.js' and point at the '.ts' file) or install the package.",
+      from: { path: '^lib/' },
+      to: { couldNotResolve: true }
+    },
+    {
+      // Guard too: './x.js' resolves to lib/x.ts only while there is no lib/x.js; a stray compiled file
+      // would hide lib/x.ts (and its imports) from every rule above.
+      name: 'not-to-js-in-lib',
+      severity: 'error',
+      comment: 'This import resolves to a JavaScript file inside lib/, not to the .ts source: delete the ' +
+        'stray compiled file (tsc writes to dist/), so that the import is checked against lib/*.ts.',
+      from: { path: '^lib/' },
+      to: { path: '^lib/.+\\.[cm]?jsx?$' }
+    }
+  ],
+  options: {
+    // Cruise lib/ (the path given on the command line) and do not descend into packages. Every rule
+    // above starts `from` lib/. No `includeOnly: '^lib/'` on purpose: it would also drop the imports
+    // that do not resolve (their path is the bare specifier, e.g. './errors.js'), hiding them from
+    // not-to-unresolvable and from the layer rules.
+    doNotFollow: { path: 'node_modules' },
+    // Keep type-only imports (`import type`, `import { type X }`, `import('x').T`) as edges, for the
+    // cycle and layer rules alike. 'specify' keeps exactly the edges `true` keeps, and also marks
+    // those that vanish from tsc's output (pre-compilation-only), which the context.ts rule needs.
+    tsPreCompilationDeps: 'specify',
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings']
+    },
+    // Only the rules above are reported, so nothing else needs to be computed.
+    skipAnalysisNotInRules: true
+  }
+}

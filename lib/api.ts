@@ -1,0 +1,84 @@
+/**
+ * The plugin's public types that are not a definition's: the `register*` decorators, `app.mcp`,
+ * and what the plugin adds to Fastify's own types (`declare module 'fastify'`).
+ */
+import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
+import type { AuthInfo, ServerInfo } from './spec/types.js'
+import type { ListName } from './state/bus.js'
+import type { ScopeInfo } from './auth/scopes.js'
+import type {
+  ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition
+} from './define/tool.js'
+import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefinition } from './define/resource.js'
+import type { DefinedPrompt, PromptArguments, TypedPromptDefinition } from './define/prompt.js'
+
+/** Registers one resource (or template) or several; a template's `read` gets its variables typed. */
+export interface RegisterResource {
+  <const T extends string>(definition: TemplateResourceDefinition<T>): void
+  (definition: FixedResourceDefinition): void
+  (definitions: ResourceDefinition | readonly ResourceDefinition[]): void
+}
+
+/** Registers one prompt or several; typed so `get` sees its arguments as declared. */
+export interface RegisterPrompt {
+  <const A extends PromptArguments = {}>(definition: TypedPromptDefinition<A>): void
+  (definitions: DefinedPrompt | readonly DefinedPrompt[]): void
+}
+
+/** A resource, resource template or prompt as listed to clients. */
+export type ListedInfo = Readonly<Record<string, unknown>> & { readonly name: string }
+
+/** Registers one tool or several; typed so `execute` sees its arguments as declared. */
+export interface RegisterTool {
+  <const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined, P = Static<TObject<A>>>(definition: ArgsToolDefinition<A, O, P>): void
+  <I extends TSchema, const O extends OutputSpec | undefined = undefined, P = Static<I>>(definition: SchemaToolDefinition<I, O, P>): void
+  <const O extends OutputSpec | undefined = undefined, P = Record<string, unknown>>(definition: JsonSchemaToolDefinition<O, P>): void
+  (definitions: DefinedTool | readonly DefinedTool[]): void
+}
+
+/** A tool as listed to clients (the modern `Tool` object). */
+export type ToolInfo = Readonly<Record<string, unknown>> & { readonly name: string }
+
+/** The read-only view of this MCP server on the Fastify instance: `app.mcp`. */
+export interface McpView {
+  readonly info: Readonly<ServerInfo>
+  /** The endpoint path. */
+  readonly path: string
+  /** The registered tools, by name. */
+  readonly tools: ReadonlyMap<string, ToolInfo>
+  /** The fixed resources, by URI, as `resources/list` sends them. */
+  readonly resources: ReadonlyMap<string, ListedInfo>
+  /** The resource templates, by URI template, as `resources/templates/list` sends them. */
+  readonly templates: ReadonlyMap<string, ListedInfo>
+  /** The prompts, by name, as `prompts/list` sends them. */
+  readonly prompts: ReadonlyMap<string, ListedInfo>
+  /**
+   * Tells subscribed clients that a list changed: `notifications/{list}/list_changed` on 2025 GET
+   * streams and on 2026-07-28 listens that opted in. Resolves once the bus took the event.
+   */
+  listChanged (list: ListName): Promise<void>
+  /** Tells clients subscribed to `uri` that the resource changed (`notifications/resources/updated`). */
+  resourceUpdated (uri: string): Promise<void>
+  /** Every declared scope with its description and what needs it, for a consent page (`scopes_supported` lists the same). */
+  scopes (): ScopeInfo[]
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Registers MCP tools on the server this plugin serves at its `path`. */
+    registerTool: RegisterTool
+    /** Registers MCP resources and resource templates on this server. */
+    registerResource: RegisterResource
+    /** Registers MCP prompts on this server. */
+    registerPrompt: RegisterPrompt
+    /** The MCP server registered in this context. */
+    mcp: McpView
+  }
+  interface FastifyRequest {
+    /**
+     * The verified caller on fastify-sake's routes when `auth` is on (`ctx.auth` in handlers);
+     * null when auth is off, and on the host's other routes.
+     */
+    mcpAuth: AuthInfo | null
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Authorization at the edge: the verified caller against what the call targets, checked before any
+ * stream opens (a forbidden call is a plain 401/403 the client can act on); and the protocol core's
+ * refusals written as HTTP answers, with the challenge OAuth clients read.
+ */
+import type { FastifyRequest } from 'fastify'
+import { AccessRefusal, type ProtocolError } from '../errors.js'
+import { refusalOf } from '../protocol/access.js'
+import type { Target } from '../protocol/target.js'
+import { challengeFor } from '../auth/challenge.js'
+import type { Endpoint } from './endpoint.js'
+
+/** Throws the 401/403 (with its challenge) of a call the caller may not make; nothing with auth off. */
+export function authorize (endpoint: Endpoint, request: FastifyRequest, target: Target | undefined): void {
+  if (endpoint.auth === undefined) return
+  const refusal = refusalOf(target, request.mcpAuth!)
+  if (refusal !== undefined) throw challengeFor(endpoint.auth.metadataUrl, refusal)
+}
+
+/**
+ * A protocol error as the HTTP answer carries it: a refusal by scope or step-up (a tool's own
+ * `InsufficientScopeError`) gets its challenge; with auth off it names no metadata document.
+ */
+export function httpError (endpoint: Endpoint, err: ProtocolError): ProtocolError {
+  return err instanceof AccessRefusal ? challengeFor(endpoint.auth?.metadataUrl, err) : err
+}

@@ -1,0 +1,77 @@
+/**
+ * How a call's answer goes out once its era's checks passed: as one JSON body (the fast path), as
+ * an event stream from the start (a tool that streams, or a call that asked for progress or log
+ * messages), or, in a 2025 session, as JSON that turns into a stream at the handler's first
+ * question to the client.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AccessRefusal, ProtocolError } from '../errors.js'
+import { INTERNAL_ERROR, errorBody, resultText } from '../spec/jsonrpc.js'
+import type { Call } from '../protocol/call.js'
+import { dispatch } from '../protocol/dispatch.js'
+import type { Endpoint } from './endpoint.js'
+import { sendJson } from './respond.js'
+import { acceptsEventStream } from './sse.js'
+
+/**
+ * Whether a call answers as Server-Sent Events: a tool declared `stream: true`, or a call that
+ * asked for progress (a progressToken) or log messages (a log level), from a client that accepts
+ * an event stream. Anything else is one JSON answer, the fast path.
+ */
+export function answersAsStream (request: FastifyRequest, call: Call): boolean {
+  if (call.method !== 'tools/call' || !acceptsEventStream(request.headers.accept)) return false
+  const tool = call.target
+  if (tool?.kind !== 'tool') return false // an unknown tool is a plain -32602
+  if (tool.stream || call.logLevel !== undefined) return true
+  const meta = call.params._meta as Record<string, unknown> | undefined
+  return meta?.progressToken !== undefined
+}
+
+/** Methods whose handler may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.roots`). */
+const ASKING = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+/**
+ * Whether a 2025 call could need an event stream to ask its client something: a method that may
+ * ask, from a client that declared something to ask about and accepts a stream.
+ */
+export function mayAsk (request: FastifyRequest, call: Call): boolean {
+  if (!ASKING.has(call.method) || request.headers.accept === undefined || !acceptsEventStream(request.headers.accept)) return false
+  const caps = call.client.capabilities
+  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined
+}
+
+/** Runs a call with its response open as an event stream: notifications first, then the answer. */
+export async function answerStreaming (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
+  return endpoint.streams.calls.respond(request, reply, call, async (streaming) => runToText(endpoint, request, streaming))
+}
+
+/** Answers a 2025 call as JSON, or as an event stream if its handler asked the client something. */
+export async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
+  const deferred = endpoint.streams.calls.deferred(request, reply, call)
+  let answer: string
+  try {
+    answer = resultText(call.id, await dispatch(endpoint.server, deferred.call))
+  } catch (err) {
+    // a refusal by authorization keeps its status and challenge while the answer is still plain JSON
+    if (err instanceof AccessRefusal && !deferred.opened()) throw err
+    /* c8 ignore next -- dispatch throws only ProtocolErrors (see legacyAnswer); the fallback keeps an opened stream answerable */
+    answer = JSON.stringify(errorBody(call.id, err instanceof ProtocolError ? err : internalError(request, err)))
+  }
+  if (deferred.end(answer)) return reply
+  return sendJson(reply, 200, answer)
+}
+
+/** Runs a call and returns its whole response, result or error, as JSON text (for a stream). */
+async function runToText (endpoint: Endpoint, request: FastifyRequest, call: Call): Promise<string> {
+  try {
+    return resultText(call.id, await dispatch(endpoint.server, call))
+  } catch (err) {
+    const error = err instanceof ProtocolError ? err : internalError(request, err)
+    return JSON.stringify(errorBody(call.id, error))
+  }
+}
+
+function internalError (request: FastifyRequest, err: unknown): ProtocolError {
+  request.log.error({ err }, 'fastify-sake: unexpected error while streaming a response')
+  return new ProtocolError(INTERNAL_ERROR, 'Internal error', 500)
+}

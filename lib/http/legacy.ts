@@ -1,0 +1,107 @@
+/**
+ * 2025 sessions: `initialize` opens one (its id in `Mcp-Session-Id`), and every later POST names
+ * it. A POST on a session is a request, a notification, or a response to one of our questions;
+ * the `Mcp-*` headers, which 2025 clients predate, are checked only when sent.
+ */
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AccessRefusal, ProtocolError } from '../errors.js'
+import { INVALID_REQUEST, errorBody, resultText, type Message, type RequestId } from '../spec/jsonrpc.js'
+import type { Logger } from '../spec/types.js'
+import type { Session } from '../state/session-store.js'
+import type { Call } from '../protocol/call.js'
+import { dispatch } from '../protocol/dispatch.js'
+import { initialize } from '../protocol/methods/lifecycle.js'
+import { targetOf, type Target } from '../protocol/target.js'
+import { authorize } from './access.js'
+import { answerDeferred, answerStreaming, answersAsStream, mayAsk } from './answer.js'
+import { answerOf } from './client-requests.js'
+import type { Endpoint } from './endpoint.js'
+import { checkStandardHeaders, checkToolHeaders } from './headers.js'
+import { sendAccepted, sendJson } from './respond.js'
+import { sessionOf } from './sessions.js'
+import { HttpTransport } from './transport.js'
+
+/** A request of a session, as `readMessage` sorted it. */
+export interface LegacyRequest { readonly id: RequestId, readonly method: string, readonly params: Record<string, unknown> | undefined }
+
+export async function handleInitialize (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, message: Message & { kind: 'request' }): Promise<FastifyReply> {
+  const init = initialize(endpoint.server, message.params)
+  const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false }
+  // bound to whoever opened it: another subject's token on this session finds no session
+  if (request.mcpAuth !== null) session.subject = request.mcpAuth.subject
+  await endpoint.sessions.set(session)
+  reply.header('mcp-session-id', session.id)
+  return sendJson(reply, 200, resultText(message.id, init.result))
+}
+
+export async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, message: Message, sessionId: string): Promise<FastifyReply> {
+  const session = await sessionOf(endpoint, request, sessionId)
+  if (message.kind === 'response') {
+    await endpoint.streams.calls.answered(session.id, message.id, answerOf(message.result, message.error), request.log as unknown as Logger)
+    return sendAccepted(reply)
+  }
+  if (message.kind === 'notification') {
+    await notify(endpoint, session, message.method, message.params)
+    return sendAccepted(reply)
+  }
+  // 2025 clients predate the Mcp-* headers: each is checked only when sent, and a mismatch is
+  // refused with the same 400 + -32020 as in the modern era
+  checkStandardHeaders(request.headers, message.method, message.params, false)
+  const target = targetOf(endpoint.server.registry, message.method, message.params)
+  if (message.method === 'tools/call') checkToolHeaders(request.headers, target, message.params, false)
+  authorize(endpoint, request, target)
+  const call = legacyCall(endpoint, request, reply, session, message, target)
+  if (answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
+  if (mayAsk(request, call)) return answerDeferred(endpoint, request, reply, call)
+  return sendJson(reply, 200, await legacyAnswer(endpoint, call, true))
+}
+
+export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: LegacyRequest, target: Target | undefined): Call {
+  return {
+    era: 'legacy',
+    protocolVersion: session.protocolVersion,
+    id: message.id,
+    method: message.method,
+    params: message.params ?? {},
+    client: session.client,
+    sessionId: session.id,
+    session,
+    transport: new HttpTransport(request, reply, { cancellations: endpoint.cancellations, sessionId: session.id, requestId: message.id }),
+    logLevel: session.logLevel,
+    auth: request.mcpAuth ?? undefined,
+    target
+  }
+}
+
+/** A client notification on a session: a cancel, or the end of the handshake; others are dropped. */
+export async function notify (endpoint: Endpoint, session: Session, method: string, params?: Record<string, unknown>): Promise<void> {
+  if (method === 'notifications/cancelled') {
+    endpoint.cancellations.cancel(session.id, params?.requestId, params?.reason)
+    return
+  }
+  if (method === 'notifications/initialized' && !session.initialized) {
+    session.initialized = true
+    await endpoint.sessions.set(session)
+  }
+}
+
+/**
+ * Runs one legacy request and returns its whole JSON-RPC response, result or error (in a batch
+ * each item has its own; none of them can set the HTTP status). `alone`: the only message of its
+ * POST, whose refusal by authorization keeps its HTTP status and challenge.
+ */
+export async function legacyAnswer (endpoint: Endpoint, call: Call, alone = false): Promise<string> {
+  try {
+    if (call.method === 'initialize') {
+      throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
+    }
+    return resultText(call.id, await dispatch(endpoint.server, call))
+  } catch (err) {
+    /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
+    if (!(err instanceof ProtocolError)) throw err
+    // a refusal by authorization needs its status and challenge, which a message alone can have
+    if (alone && err instanceof AccessRefusal) throw err
+    return JSON.stringify(errorBody(call.id, err))
+  }
+}

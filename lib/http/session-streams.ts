@@ -1,0 +1,112 @@
+/**
+ * A 2025 session's GET: its standalone stream (one per session), which carries list changes and
+ * updates of the resources the session subscribed to; or, with `Last-Event-ID` (2025-11-25), the
+ * resumption of a POST stream whose connection dropped.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ProtocolError } from '../errors.js'
+import { isResumable } from '../spec/eras.js'
+import { INVALID_REQUEST, notificationText } from '../spec/jsonrpc.js'
+import type { Logger } from '../spec/types.js'
+import type { Bus, BusEvent } from '../state/bus.js'
+import type { EventStore, Replay } from '../state/event-store.js'
+import type { Session, SessionStore } from '../state/session-store.js'
+import type { CallStreams } from './call-streams.js'
+import { headerValue } from './headers.js'
+import { Outbox } from './outbox.js'
+import { sendError } from './respond.js'
+import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
+
+const conflict = new ProtocolError(INVALID_REQUEST, 'Conflict: this session already has an open GET stream; close it before opening another', 409)
+
+export class SessionStreams {
+  /** Open GET streams, by session id. */
+  private readonly standalone = new Map<string, { end (): void }>()
+
+  constructor (
+    private readonly bus: Bus,
+    private readonly events: EventStore,
+    private readonly sessions: SessionStore,
+    private readonly calls: CallStreams,
+    private readonly sse: SseOptions
+  ) {}
+
+  /** Resumes the stream `Last-Event-ID` names (2025-11-25), or opens the session's standalone stream (a second is 409). */
+  async get (request: FastifyRequest, reply: FastifyReply, session: Session): Promise<FastifyReply> {
+    if (!acceptsEventStream(request.headers.accept) || request.headers.accept === undefined) return sendError(reply, null, streamNotAcceptable)
+    const canResume = isResumable('legacy', session.protocolVersion)
+    const ownStream = `${session.id}/get`
+    let missed: Replay | undefined
+    const lastEventId = headerValue(request.headers, 'last-event-id')
+    if (canResume && lastEventId !== undefined) {
+      const replay = await this.events.replay(lastEventId)
+      // an id of another session's stream is treated as unknown: never replay someone else's events
+      if (replay !== undefined && replay.streamId.startsWith(`${session.id}/`)) {
+        if (replay.streamId !== ownStream) return this.resume(reply, replay, lastEventId)
+        missed = replay
+      }
+    }
+    if (this.standalone.has(session.id)) return sendError(reply, null, conflict)
+    const conn = new SseConnection(reply, this.sse)
+    const log = request.log as unknown as Logger
+    const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log)
+    for (const event of missed?.events ?? []) if (event.message !== '') conn.send(event.message, event.id)
+    if (canResume) outbox.push('')
+    const unsubscribe = this.bus.subscribe((event) => this.toSession(session.id, outbox, event, log))
+    this.standalone.set(session.id, { end: () => conn.end() })
+    conn.onClose(() => {
+      unsubscribe()
+      this.standalone.delete(session.id)
+    })
+    return reply
+  }
+
+  /** Replays a POST stream after `lastEventId` on this GET, then carries the rest of it if the call still runs. */
+  private async resume (reply: FastifyReply, replay: Replay, lastEventId: string): Promise<FastifyReply> {
+    const conn = new SseConnection(reply, this.sse)
+    const sent = new Set<string>()
+    let last = lastEventId
+    let events = replay.events
+    for (;;) {
+      for (const event of events) {
+        if (event.message !== '') conn.send(event.message, event.id)
+        sent.add(event.id)
+        last = event.id
+      }
+      const live = this.calls.live.get(replay.streamId)
+      if (live === undefined) {
+        conn.end() // the call finished: its response was in the replay
+        return reply
+      }
+      // caught up (or the store has nothing newer): from here on, events come live
+      if (events.length === 0 || live.outbox.lastId === last) {
+        live.outbox.attach(conn, sent)
+        return reply
+      }
+      events = (await this.events.replay(last))?.events ?? []
+    }
+  }
+
+  /** A bus event for a session's GET stream: list changes always, resource updates if subscribed. */
+  private toSession (sessionId: string, outbox: Outbox, event: BusEvent, log: Logger): void {
+    if (event.type === 'listChanged') {
+      outbox.push(notificationText(`notifications/${event.list}/list_changed`))
+      return
+    }
+    if (event.type !== 'resourceUpdated') return
+    // subscriptions live in the session, which another instance may have changed: read it again
+    Promise.resolve(this.sessions.get(sessionId)).then((session) => {
+      if (session?.subscriptions?.includes(event.uri) === true) outbox.push(notificationText('notifications/resources/updated', { uri: event.uri }))
+    }, (err: unknown) => log.error({ err }, 'fastify-sake: the session store failed while delivering a resource update'))
+  }
+
+  /** Ends a session's GET stream (the session was deleted). */
+  end (sessionId: string): void {
+    this.standalone.get(sessionId)?.end()
+  }
+
+  /** Ends every GET stream (the server is closing). */
+  close (): void {
+    for (const entry of [...this.standalone.values()]) entry.end()
+  }
+}

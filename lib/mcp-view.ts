@@ -1,0 +1,53 @@
+/**
+ * `app.mcp`: the read-only view of one MCP server on the Fastify instance. Its maps are live
+ * windows on the registry, giving each item as clients see it; its functions tell subscribed
+ * clients about changes.
+ */
+import type { ServerInfo } from './spec/types.js'
+import type { Registry } from './define/registry.js'
+import { LIST_NAMES, type Bus, type ListName } from './state/bus.js'
+import { scopeList } from './auth/scopes.js'
+import type { ListedInfo, McpView, ToolInfo } from './api.js'
+
+/** A live, read-only window on one of the registry's maps, giving each entry's wire object. */
+export class WireView implements ReadonlyMap<string, ListedInfo> {
+  constructor (private readonly map: ReadonlyMap<string, { readonly wire: { readonly modern: Record<string, unknown> } }>) {}
+  get size (): number { return this.map.size }
+  get (key: string): ListedInfo | undefined { return this.map.get(key)?.wire.modern as ListedInfo | undefined }
+  has (key: string): boolean { return this.map.has(key) }
+  * entries (): MapIterator<[string, ListedInfo]> { for (const [key, item] of this.map) yield [key, item.wire.modern as ListedInfo] }
+  keys (): MapIterator<string> { return this.map.keys() }
+  * values (): MapIterator<ListedInfo> { for (const item of this.map.values()) yield item.wire.modern as ListedInfo }
+  forEach (fn: (value: ListedInfo, key: string, map: ReadonlyMap<string, ListedInfo>) => void): void { for (const [k, v] of this.entries()) fn(v, k, this) }
+  [Symbol.iterator] (): MapIterator<[string, ListedInfo]> { return this.entries() }
+}
+
+export interface McpViewOptions {
+  readonly info: ServerInfo
+  readonly path: string
+  readonly registry: Registry
+  readonly bus: Bus
+  readonly scopes: ReadonlyMap<string, string>
+}
+
+/** The frozen `app.mcp` object. */
+export function mcpView (options: McpViewOptions): McpView {
+  const { info, path, registry, bus, scopes } = options
+  return Object.freeze({
+    info,
+    path,
+    tools: new WireView(registry.tools) as ReadonlyMap<string, ToolInfo>,
+    resources: new WireView(registry.resources),
+    templates: new WireView(registry.templates),
+    prompts: new WireView(registry.prompts),
+    async listChanged (list: ListName): Promise<void> {
+      if (!LIST_NAMES.includes(list)) throw new TypeError(`fastify-sake: app.mcp.listChanged takes 'tools', 'resources' or 'prompts', got ${JSON.stringify(list)}`)
+      await bus.publish({ type: 'listChanged', list })
+    },
+    async resourceUpdated (uri: string): Promise<void> {
+      if (typeof uri !== 'string' || uri.length === 0) throw new TypeError(`fastify-sake: app.mcp.resourceUpdated takes the resource's URI, a non-empty string, got ${JSON.stringify(uri)}`)
+      await bus.publish({ type: 'resourceUpdated', uri })
+    },
+    scopes: () => scopeList(registry, scopes)
+  })
+}

@@ -1,0 +1,36 @@
+/**
+ * The per-request access check: may this caller make this call? The answer is an outcome, an
+ * `AccessRefusal` naming what is missing, never an HTTP challenge: where the metadata document
+ * lives, and how a refusal is written on the wire, is the HTTP edge's business.
+ */
+import { AccessRefusal } from '../errors.js'
+import type { AuthInfo } from '../spec/types.js'
+import { allows } from '../define/access.js'
+import type { Registry } from '../define/registry.js'
+import { accessOf, describeTarget, targetOf, type Target } from './target.js'
+
+/**
+ * Why the caller may not make a call to `target`, or undefined when it may. Scopes come first: a
+ * client re-authorizing for them may well satisfy the step-up in the same sign-in. The refusal
+ * names every scope the operation needs, held or not: the 2025-11-25 text asks for that, and the
+ * 2026-07-28 text allows it.
+ */
+export function refusalOf (target: Target | undefined, caller: AuthInfo, now = Date.now() / 1000): AccessRefusal | undefined {
+  const requirement = target === undefined ? undefined : accessOf(target)
+  if (requirement === undefined) return undefined
+  if (!allows(requirement, caller.scopes)) return AccessRefusal.scope(requirement.scopes, describeTarget(target!))
+  const stepUp = requirement.stepUp
+  if (stepUp === undefined) return undefined
+  const acrOk = stepUp.acr === undefined || (caller.acr !== undefined && stepUp.acr.includes(caller.acr))
+  const ageOk = stepUp.maxAge === undefined || (caller.authTime !== undefined && now - caller.authTime <= stepUp.maxAge)
+  return acrOk && ageOk ? undefined : AccessRefusal.stepUp(stepUp.acr, stepUp.maxAge, describeTarget(target!))
+}
+
+/**
+ * The scopes the item named by `Mcp-Method` / `Mcp-Name` needs: a hint for the challenge of a
+ * request that brought no token, never a decision (the body decides, once it is read).
+ */
+export function scopesNamed (registry: Registry, method: string, name: string): readonly string[] | undefined {
+  const target = targetOf(registry, method, { name, uri: name })
+  return target === undefined ? undefined : accessOf(target)?.scopes
+}

@@ -1,0 +1,74 @@
+/**
+ * What a call is (`Call`) and what carries it (`Transport`, `Channel`), whatever the transport: the
+ * HTTP edge builds these, the methods read them.
+ */
+import type { Era } from '../spec/eras.js'
+import type { RequestId } from '../spec/jsonrpc.js'
+import type { AuthInfo, ClientAnswer, ClientInfo, Logger } from '../spec/types.js'
+import type { Session } from '../state/session-store.js'
+import type { Target } from './target.js'
+
+/** What the transport provides for a call. */
+export interface Transport {
+  /** The transport's own request object (a FastifyRequest over HTTP). */
+  readonly request: unknown
+  readonly log: Logger
+  /** An AbortSignal that aborts when the caller goes away; called at most once per call. */
+  signal (): AbortSignal
+}
+
+/** Where a call's notifications go while it runs: the SSE stream of its response. */
+export interface Channel {
+  /** Sends one JSON-RPC notification; false once the caller is gone. */
+  notify (method: string, params: Record<string, unknown>): boolean
+  /**
+   * Closes the connection without ending the stream, after a `retry:` of `retryMs` (SEP-1699
+   * polling); the client resumes with GET + Last-Event-ID. Only resumable (2025-11-25) streams
+   * have it; elsewhere it is absent or does nothing.
+   */
+  closeConnection? (retryMs: number): void
+  /**
+   * Sends a JSON-RPC request to the client on this stream and resolves to its response, or
+   * rejects with a `ClientInputError` on timeout or abort. Only 2025 sessions' streams have it
+   * (2026-07-28 asks with multi round-trip requests instead).
+   */
+  request? (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer>
+}
+
+export interface ClientRequestOptions {
+  readonly timeout: number
+  readonly signal: AbortSignal
+  /** The question's key, for the error messages. */
+  readonly key: string
+}
+
+/** Everything known about one incoming request, whatever its era. */
+export interface Call {
+  readonly era: Era
+  readonly protocolVersion: string
+  readonly id: RequestId
+  readonly method: string
+  readonly params: Record<string, unknown>
+  readonly client: ClientInfo
+  readonly sessionId: string | undefined
+  /** The 2025 session the call belongs to; undefined in the modern era. */
+  readonly session?: Session | undefined
+  readonly transport: Transport
+  /** Open while the response streams; undefined for a plain JSON answer. */
+  readonly channel?: Channel | undefined
+  /** The least severe level the client wants `notifications/message` for; undefined: none. */
+  readonly logLevel?: string | undefined
+  /**
+   * A 2025 call answered as JSON so far, from a client that accepts an event stream: opens its
+   * answer as one on demand (the first question the handler asks), and returns its channel.
+   */
+  readonly openStream?: (() => Channel) | undefined
+  /** The verified caller when authorization is on; undefined otherwise. */
+  readonly auth?: AuthInfo | undefined
+  /**
+   * What the request names (a tool, a resource, a prompt), looked up once by whoever builds the
+   * call (`protocol/target.ts`); undefined when it names nothing known, and the method then says
+   * what is wrong. Required, so that no edge can forget the lookup.
+   */
+  readonly target: Target | undefined
+}

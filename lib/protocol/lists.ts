@@ -1,0 +1,148 @@
+/**
+ * The list results (`tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`),
+ * serialised once when the server is ready, a page at a time and once for each era. With
+ * `auth.hideForbidden`, the pages a caller sees depend on the declared scopes it holds: those are
+ * built on first use per set of held scopes, and kept (a bounded number of sets).
+ */
+import type { Era } from '../spec/eras.js'
+import type { AuthInfo } from '../spec/types.js'
+import { allows, type Requirement } from '../define/access.js'
+import type { Registry } from '../define/registry.js'
+
+/** The paged lists: the tools, the fixed resources, the resource templates, the prompts. */
+export type PagedList = 'tools' | 'resources' | 'resourceTemplates' | 'prompts'
+
+export interface ListOptions {
+  /** Ceiling of every page's `ttlMs`, in ms. */
+  readonly ttl: number
+  /** Items per page. */
+  readonly pageSize: number
+  /** `_meta` with serverInfo, on every modern page. */
+  readonly serverInfoMeta: Readonly<Record<string, unknown>>
+  /** Lists show each caller only what its scopes allow, as private results. */
+  readonly hideForbidden: boolean
+}
+
+/** Sets of filtered pages kept at once (one per combination of held scopes seen). */
+const MAX_FILTERED = 256
+
+/** The serialised pages of one list, per era; `cursors[i]` opens page i. */
+interface Pages {
+  readonly modern: readonly string[]
+  readonly legacy: readonly string[]
+  readonly cursors: ReadonlyMap<string, number>
+}
+
+/** What a list page needs of an item: its wire object per era, its own ttl, what it demands. */
+interface Listed {
+  readonly wire: Readonly<Record<Era, Record<string, unknown>>>
+  readonly ttl: number | undefined
+  readonly access: Requirement | undefined
+}
+
+/** Each list's key in its result, and the prefix that keeps one list's cursors from opening another's pages. */
+const SHAPES: Record<PagedList, { readonly key: string, readonly prefix: string }> = {
+  tools: { key: 'tools', prefix: 'page' },
+  resources: { key: 'resources', prefix: 'resources' },
+  resourceTemplates: { key: 'resourceTemplates', prefix: 'templates' },
+  prompts: { key: 'prompts', prefix: 'prompts' }
+}
+
+type AllPages = Record<PagedList, Pages>
+
+export class ListPages {
+  private readonly registry: Registry
+  private readonly options: ListOptions
+  private pages: AllPages | undefined
+  /** With `hideForbidden`: the pages per set of held declared scopes, built on first use. */
+  private readonly filtered = new Map<string, AllPages>()
+
+  constructor (registry: Registry, options: ListOptions) {
+    this.registry = registry
+    this.options = options
+  }
+
+  /** Serialises every list; called once the registry is sealed (`onReady`). */
+  build (): void {
+    this.pages = this.paginate(undefined)
+  }
+
+  /** The serialised page of a list for a cursor; undefined when the cursor is not ours. */
+  page (list: PagedList, era: Era, cursor: string | undefined, auth?: AuthInfo): string | undefined {
+    // before the server is ready (a direct call, not a request) the pages are built on demand
+    const pages = (auth !== undefined && this.options.hideForbidden ? this.pagesFor(auth) : (this.pages ?? this.paginate(undefined)))[list]
+    const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
+    return index === undefined ? undefined : pages[era][index]
+  }
+
+  /**
+   * The pages a caller sees when lists hide what its scopes do not allow: keyed by the declared
+   * scopes it holds (so callers with the same grants share them), `cacheScope: 'private'`.
+   */
+  private pagesFor (auth: AuthInfo): AllPages {
+    const held = [...this.registry.scopes.keys()].filter((scope) => auth.scopes.includes(scope))
+    const key = held.join(' ')
+    const cached = this.filtered.get(key)
+    if (cached !== undefined) return cached
+    const pages = this.paginate(held)
+    // before the server is ready the registry may still change: nothing is kept then
+    if (this.registry.sealed) {
+      if (this.filtered.size >= MAX_FILTERED) this.filtered.clear() // bounded: keys come from tokens
+      this.filtered.set(key, pages)
+    }
+    return pages
+  }
+
+  /**
+   * Tools and resources sorted by name and URI, prompts by name (deterministic, as the spec asks);
+   * templates in registration order, the order `resources/read` tries them in. `held`: only what
+   * those scopes allow, as private pages.
+   */
+  private paginate (held: readonly string[] | undefined): AllPages {
+    const byKey = <T>(items: Iterable<T>, key: (item: T) => string): T[] => [...items].sort((a, b) => Number(key(a) > key(b)) - Number(key(a) < key(b)))
+    const { tools, resources, templates, prompts } = this.registry
+    const lists: Record<PagedList, readonly Listed[]> = {
+      tools: byKey(tools.values(), (t) => t.name),
+      resources: byKey(resources.values(), (r) => r.key),
+      resourceTemplates: [...templates.values()],
+      prompts: byKey(prompts.values(), (p) => p.name)
+    }
+    const out = {} as AllPages
+    for (const list of Object.keys(SHAPES) as PagedList[]) {
+      const items = held === undefined ? lists[list] : lists[list].filter((item) => allows(item.access, held))
+      out[list] = this.paginateList(list, items, held === undefined ? 'public' : 'private')
+    }
+    return out
+  }
+
+  /**
+   * Splits items into pages serialised per era: a modern page carries `ttlMs` (the shortest of the
+   * server's ttl and its items' ttls) and `cacheScope`; a legacy page the items alone.
+   */
+  private paginateList (list: PagedList, items: readonly Listed[], cacheScope: string): Pages {
+    const { key, prefix } = SHAPES[list]
+    const { pageSize, ttl, serverInfoMeta } = this.options
+    const modern: string[] = []
+    const legacy: string[] = []
+    const cursors = new Map<string, number>()
+    const cursor = (page: number): string => Buffer.from(`${prefix}:${page}`).toString('base64url')
+    const count = Math.max(1, Math.ceil(items.length / pageSize))
+    for (let page = 0; page < count; page++) {
+      const slice = items.slice(page * pageSize, (page + 1) * pageSize)
+      const next = page + 1 < count ? cursor(page + 1) : undefined
+      if (page > 0) cursors.set(cursor(page), page)
+      // a page is fresh for the shortest ttl among the server and the items on it
+      const ttlMs = slice.reduce((min, item) => item.ttl === undefined ? min : Math.min(min, item.ttl), ttl)
+      modern.push(JSON.stringify({
+        resultType: 'complete',
+        [key]: slice.map((item) => item.wire.modern),
+        nextCursor: next,
+        ttlMs,
+        cacheScope,
+        _meta: serverInfoMeta
+      }))
+      legacy.push(JSON.stringify({ [key]: slice.map((item) => item.wire.legacy), nextCursor: next }))
+    }
+    return { modern, legacy, cursors }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * One MCP server as the protocol core sees it: what it says of itself, what it serves, and the
+ * settings its methods need. Made once per registration of the plugin (two servers in one process
+ * share nothing), and handed to every method with the call.
+ */
+import type { ServerInfo } from '../spec/types.js'
+import { META_SERVER_INFO } from '../spec/meta-keys.js'
+import type { Registry } from '../define/registry.js'
+import type { SessionStore } from '../state/session-store.js'
+import type { RequestStateSealer } from '../state/request-state.js'
+import { ListPages } from './lists.js'
+import { FormValidators } from './input/form-validators.js'
+import type { InputSettings } from './input/asker.js'
+
+export interface ServerContext {
+  readonly info: ServerInfo
+  readonly instructions: string | undefined
+  /** Ceiling of every cacheable result's `ttlMs`, in milliseconds. */
+  readonly ttl: number
+  readonly registry: Registry
+  /** The list results, serialised when the server is ready. */
+  readonly lists: ListPages
+  /** 2025 sessions: methods that change the session (`logging/setLevel`, `resources/subscribe`) save it here. */
+  readonly sessions: SessionStore
+  /** Questions to the client: the requestState sealer, the 2025 answer timeout, the form validators. */
+  readonly input: InputSettings
+  /** `_meta` with serverInfo, for modern results. */
+  readonly serverInfoMeta: Readonly<Record<string, unknown>>
+  /** The same as `"_meta":{…}` JSON text, spliced into modern results (`results.ts`). */
+  readonly serverInfoMetaJson: string
+  /** `server/discover`, serialised on first use: it never changes once the server is ready. */
+  discover: string | undefined
+}
+
+export interface ServerContextOptions {
+  readonly info: ServerInfo
+  readonly instructions: string | undefined
+  readonly ttl: number
+  readonly pageSize: number
+  readonly registry: Registry
+  readonly sessions: SessionStore
+  readonly sealer: RequestStateSealer
+  readonly inputTimeout: number
+  /** `auth.hideForbidden`: lists show each caller what its scopes allow. */
+  readonly hideForbidden: boolean
+}
+
+export function serverContext (options: ServerContextOptions): ServerContext {
+  const { info, instructions, ttl, pageSize, registry, sessions, hideForbidden } = options
+  const serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: info })
+  return {
+    info,
+    instructions,
+    ttl,
+    registry,
+    lists: new ListPages(registry, { ttl, pageSize, serverInfoMeta, hideForbidden }),
+    sessions,
+    input: { sealer: options.sealer, timeout: options.inputTimeout, validators: new FormValidators() },
+    serverInfoMeta,
+    serverInfoMetaJson: '"_meta":' + JSON.stringify(serverInfoMeta),
+    discover: undefined
+  }
+}
