@@ -62,9 +62,9 @@ export default {
     {
       name: 'layer-unknown',
       severity: 'error',
-      comment: 'This lib/ file is in none of the layers of LAYOUT.md: move it into one (top: index.ts, ' +
+      comment: 'This lib/ file is in none of the layers (docs/architecture.md): move it into one (top: index.ts, ' +
         'api.ts, mcp-view.ts, options.ts; or http/, auth/, protocol/, define/, state/, spec/, errors.ts, ' +
-        'values.ts, checks.ts), or add it to a layer in .dependency-cruiser.mjs and LAYOUT.md.',
+        'values.ts, checks.ts), or add it to a layer in .dependency-cruiser.mjs and docs/architecture.md.',
       from: { path: '^lib/' },
       to: { path: '^lib/', pathNot: [...LAYERS, '\\.[cm]?jsx?$'] } // .js: not-to-js-in-lib says it
     },
