@@ -1,0 +1,90 @@
+// The real clients against a server with auth on, over a real port: the 2026-07-28 client follows
+// the 401 challenge to the metadata document and retries with a token; the 2025 SDK client works
+// with a token and is refused without one.
+import t, { type Test } from 'tap'
+import { createServer } from 'node:net'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { FastifyInstance } from 'fastify'
+import { Type } from '../../lib/index.js'
+import { build } from '../helpers/app.js'
+import { SCOPES, startIssuer, type Issuer } from '../auth/helpers.js'
+
+/** A free port, so the resource URI (which tokens are issued for) is known before the app is built. */
+async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+async function serve (t: Test, issuer: Issuer): Promise<{ app: FastifyInstance, url: URL }> {
+  const port = await freePort()
+  const url = new URL(`http://127.0.0.1:${port}/mcp`)
+  // scopes_supported: the minimal set for basic use, as the spec asks; more comes by step-up
+  const metadata = { scopes_supported: ['issues:read'] }
+  const app = await build({ scopes: SCOPES, auth: { resource: url.href, authorizationServers: [issuer.issuer], jwks: issuer.jwks, metadata } })
+  app.registerTool({ name: 'whoami', scope: 'issues:read', execute: (_args, ctx) => `${ctx.auth!.subject} (${ctx.era})` })
+  app.registerTool({ name: 'close_issue', scope: 'issues:write', args: { id: Type.Integer() }, execute: ({ id }) => `closed ${id}` })
+  await app.listen({ host: '127.0.0.1', port })
+  t.teardown(() => app.close())
+  return { app, url }
+}
+
+t.test('2026-07-28 client: 401, follows resource_metadata, gets a token, retries', async (t) => {
+  const issuer = await startIssuer(t)
+  const { url } = await serve(t, issuer)
+  let token: string | undefined
+  const challenges: string[] = []
+  let metadata: any
+  const client = new ModernClient({ name: 'pin', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await client.connect(new ModernTransport(url, {
+    authProvider: {
+      token: async () => token,
+      onUnauthorized: async ({ response, fetchFn }) => {
+        const header = response.headers.get('www-authenticate')!
+        challenges.push(header)
+        const where = /resource_metadata="([^"]+)"/.exec(header)![1]
+        metadata = await (await fetchFn(where)).json()
+        // a real client would now run OAuth against metadata.authorization_servers[0]
+        token = await issuer.sign({ sub: 'modern-user', aud: metadata.resource, iss: metadata.authorization_servers[0], scope: /scope="([^"]+)"/.exec(header)?.[1] ?? metadata.scopes_supported.join(' ') })
+      }
+    }
+  }))
+  t.teardown(() => client.close())
+  const result = await client.callTool({ name: 'whoami', arguments: {} })
+  t.same(result.content, [{ type: 'text', text: 'modern-user (modern)' }])
+  t.equal(challenges.length, 1, 'one challenge, then the token works')
+  t.equal(challenges[0], `Bearer resource_metadata="http://127.0.0.1:${url.port}/.well-known/oauth-protected-resource/mcp"`, 'server/discover names no tool: no scope in the challenge')
+  t.same(metadata, { resource: url.href, authorization_servers: [issuer.issuer], bearer_methods_supported: ['header'], scopes_supported: ['issues:read'] })
+  // the token only grants issues:read: the client reads the 403's challenge
+  await t.rejects(client.callTool({ name: 'close_issue', arguments: { id: 3 } }), { message: 'Insufficient scope: required "issues:write"' })
+})
+
+t.test('2026-07-28 client without a way to get a token: connecting fails with the 401', async (t) => {
+  const issuer = await startIssuer(t)
+  const { url } = await serve(t, issuer)
+  const client = new ModernClient({ name: 'pin', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await t.rejects(client.connect(new ModernTransport(url)), { code: 'CLIENT_HTTP_AUTHENTICATION', data: { status: 401 }, message: /the server requires authorization \(HTTP 401\)/ })
+})
+
+t.test('2025 SDK client: a session with a token; without one, the 401', async (t) => {
+  const issuer = await startIssuer(t)
+  const { url } = await serve(t, issuer)
+  const token = await issuer.sign({ sub: 'legacy-user', aud: url.href })
+  const client = new LegacyClient({ name: 'legacy', version: '1' })
+  await client.connect(new LegacyTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  t.teardown(() => client.close())
+  const result = await client.callTool({ name: 'whoami', arguments: {} })
+  t.same(result.content, [{ type: 'text', text: 'legacy-user (legacy)' }])
+  const tools = await client.listTools()
+  t.same(tools.tools.map((tool) => tool.name), ['close_issue', 'whoami'])
+
+  const anonymous = new LegacyClient({ name: 'anonymous', version: '1' })
+  const failed = await anonymous.connect(new LegacyTransport(url)).then(() => undefined, (err: { code?: number, message: string }) => err)
+  t.ok(failed, 'connect is refused')
+  t.equal(failed!.code, 401)
+  t.match(failed!.message, /Unauthorized: this MCP server needs an OAuth access token/)
+})

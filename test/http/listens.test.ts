@@ -1,0 +1,152 @@
+// 2026-07-28 streams over a real port: subscriptions/listen, disconnects, host headers, keep-alive.
+import t from 'tap'
+import { request } from 'node:http'
+import { MemoryBus, Type } from '../../lib/index.js'
+import { build, modernRequest } from '../helpers/app.js'
+import { listen, modernPost, sleep } from '../streams/helpers.js'
+
+const SUB = 'io.modelcontextprotocol/subscriptionId'
+
+t.test('subscriptions/listen: acknowledged first, then only what the filter opted into', async (t) => {
+  const bus = new MemoryBus()
+  const app = await build({ keepAlive: 0, bus })
+  const url = await listen(t, app)
+  const stream = await modernPost(url, 'subscriptions/listen', {
+    notifications: { toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['test://a', 'test://a'], taskIds: ['t1'] }
+  }, {}, 'sub-1')
+  t.equal(stream.status, 200)
+  t.equal(stream.headers.get('content-type'), 'text/event-stream')
+  t.same(await stream.message(), {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { [SUB]: 'sub-1' }, notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] } }
+  }, 'the honoured subset: false flags, duplicates and unknown types left out')
+  t.equal(bus.size, 2, 'the listen stream, and the plugin\'s own listener for 2025 answers')
+  await app.mcp.listChanged('prompts')
+  await app.mcp.resourceUpdated('test://b')
+  await app.mcp.resourceUpdated('test://a')
+  await app.mcp.listChanged('tools')
+  const first = await stream.next()
+  t.equal(first!.id, undefined, 'no event ids in 2026-07-28')
+  t.same(JSON.parse(first!.data!), { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: { [SUB]: 'sub-1' }, uri: 'test://a' } })
+  t.same(await stream.message(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'sub-1' } } })
+  stream.close()
+  await sleep(30)
+  t.equal(bus.size, 1, 'a closed stream unsubscribed from the bus (the plugin\'s own listener stays)')
+})
+
+t.test('the server closing ends a listen with its complete response', async (t) => {
+  const app = await build({ keepAlive: 0 })
+  const url = await listen(t, app)
+  const stream = await modernPost(url, 'subscriptions/listen', { notifications: { resourcesListChanged: true } }, {}, 42)
+  await stream.message()
+  await app.mcp.listChanged('resources')
+  t.same(await stream.message(), { jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: { _meta: { [SUB]: 42 } } })
+  const closed = app.close()
+  t.same(await stream.message(), { jsonrpc: '2.0', id: 42, result: { resultType: 'complete', _meta: { [SUB]: 42 } } })
+  t.same(await stream.rest(), [], 'then the stream ends')
+  await closed
+})
+
+t.test('a bad listen filter is -32602; an Accept without event streams is 406', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const cases: Array<[unknown, RegExp]> = [
+    [undefined, /needs "notifications", an object/],
+    [[], /needs "notifications", an object/],
+    [{ toolsListChanged: 'yes' }, /notifications\.toolsListChanged must be a boolean, got "yes"/],
+    [{ resourceSubscriptions: 'test://a' }, /resourceSubscriptions must be an array of resource URIs/],
+    [{ resourceSubscriptions: [''] }, /resourceSubscriptions must be an array of resource URIs/]
+  ]
+  for (const [notifications, message] of cases) {
+    const res = await app.inject(modernRequest('subscriptions/listen', notifications === undefined ? {} : { notifications }))
+    const body = JSON.parse(res.body)
+    t.equal(body.error.code, -32602)
+    t.match(body.error.message, message)
+  }
+  const json = await app.inject(modernRequest('subscriptions/listen', { notifications: {} }, { accept: 'application/json' }))
+  t.equal(json.statusCode, 406)
+  t.match(JSON.parse(json.body).error.message, /^Not Acceptable: this request answers with an event stream/)
+})
+
+t.test('a client that disconnects mid-stream aborts ctx.signal, and nothing more is written', async (t) => {
+  const app = await build({ keepAlive: 0 })
+  let writes = 0
+  let aborted: () => void
+  const abortedP = new Promise<void>((resolve) => { aborted = resolve })
+  let after: boolean | undefined
+  app.addHook('onRequest', async (_request, reply) => {
+    const write = reply.raw.write.bind(reply.raw) as (...args: any[]) => boolean
+    reply.raw.write = ((...args: any[]) => { writes++; return write(...args) }) as typeof reply.raw.write
+  })
+  app.registerTool({
+    name: 'slow',
+    async execute (_args, ctx) {
+      ctx.progress(1, 2)
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
+      aborted()
+      const before = writes
+      ctx.progress(2, 2)
+      ctx.notify('error', 'late')
+      after = writes === before
+      return 'never seen'
+    }
+  })
+  const url = await listen(t, app)
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 1, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/logLevel': 'debug' } } })
+  await new Promise<void>((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'slow' } }, (res) => {
+      res.once('data', (chunk: Buffer) => {
+        t.match(chunk.toString(), /notifications\/progress/)
+        req.destroy() // the socket goes away mid-stream
+        resolve()
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+  await abortedP
+  await sleep(20)
+  t.equal(after, true, 'progress and log calls after the disconnect wrote nothing')
+})
+
+t.test('headers set by host hooks survive onto SSE answers; keep-alive comments are written', async (t) => {
+  const app = await build({ keepAlive: 10 })
+  let later: { progress: (n: number) => void, notify: (level: 'error', data: unknown) => void, closeStream: () => void } | undefined
+  app.addHook('onRequest', async (_request, reply) => { reply.header('access-control-allow-origin', 'https://app.example') })
+  app.registerTool({
+    name: 'wait',
+    stream: true,
+    args: { ms: Type.Integer() },
+    async execute ({ ms }, ctx) {
+      ctx.closeStream(1) // not resumable in 2026-07-28: does nothing
+      await sleep(ms)
+      later = ctx
+      return 'ok'
+    }
+  })
+  const url = await listen(t, app)
+  const stream = await modernPost(url, 'tools/call', { name: 'wait', arguments: { ms: 45 }, _meta: { 'io.modelcontextprotocol/logLevel': 'error' } })
+  t.equal(stream.headers.get('access-control-allow-origin'), 'https://app.example')
+  t.equal(stream.headers.get('x-accel-buffering'), 'no')
+  t.equal(stream.headers.get('cache-control'), 'no-cache')
+  const events = await stream.rest()
+  t.ok(events.filter((e) => e.comment === 'keep-alive').length >= 2, 'keep-alive comments while the tool works')
+  t.equal(JSON.parse(events.at(-1)!.data!).result.content[0].text, 'ok')
+  t.equal(events.filter((e) => e.retry !== undefined).length, 0, 'no retry: closeStream did nothing')
+  later!.progress(5)
+  later!.notify('error', 'too late')
+  later!.closeStream()
+  const listenStream = await modernPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+  t.equal(listenStream.headers.get('access-control-allow-origin'), 'https://app.example', 'listen streams too')
+  await listenStream.message()
+  t.equal((await listenStream.next())!.comment, 'keep-alive')
+  listenStream.close()
+})
+
+t.test('app.mcp.listChanged and resourceUpdated check their argument', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  await t.rejects(app.mcp.listChanged('widgets' as any), { name: 'TypeError', message: /takes 'tools', 'resources' or 'prompts', got "widgets"/ })
+  await t.rejects(app.mcp.resourceUpdated(''), { name: 'TypeError', message: /the resource's URI, a non-empty string, got ""/ })
+})

@@ -1,0 +1,286 @@
+// The DNS-rebinding protection (allowedHosts / allowedOrigins), one group per concern:
+// - the default, on a real server listening on loopback: what a rebinding page's requests carry
+//   (a foreign Host or Origin) is refused; local clients pass;
+// - explicit allowedHosts / allowedOrigins, through app.inject: the lists apply on every connection
+//   (inject's fake socket has no local address, so the loopback default never applies there);
+// - what registration accepts and refuses, with the messages, and the helpers the checks are built on.
+import t, { type Test } from 'tap'
+import { request as httpRequest } from 'node:http'
+import Fastify, { type FastifyInstance } from 'fastify'
+import sake from '../../lib/index.js'
+import { resolveOptions } from '../../lib/options.js'
+import { isLoopback, splitHost } from '../../lib/http/origin.js'
+import { build } from '../helpers/app.js'
+import { post, send } from '../helpers/http.js'
+
+t.test('the default on loopback, over a real port (was origin/loopback)', async (t) => {
+  const discover = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } })
+
+  interface Answer { status: number, body: any }
+
+  /** A raw POST with exactly the Host and Origin given (fetch would not let us set Host). */
+  async function raw (port: number, headers: Record<string, string>, address = '127.0.0.1', path = '/mcp', method = 'POST'): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({
+        host: address,
+        port,
+        path,
+        method,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover', ...headers }
+      }, (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => { text += chunk })
+        res.on('end', () => resolve({ status: res.statusCode!, body: text === '' ? undefined : JSON.parse(text) }))
+      })
+      req.on('error', reject)
+      req.end(method === 'POST' ? discover : undefined)
+    })
+  }
+
+  async function listening (options: Record<string, unknown> = {}, host = '127.0.0.1'): Promise<{ app: FastifyInstance, port: number }> {
+    const app = await build(options)
+    app.get('/health', async () => ({ ok: true }))
+    await app.listen({ host, port: 0 })
+    return { app, port: (app.server.address() as { port: number }).port }
+  }
+
+  t.test('default on loopback: loopback Host names on any port pass', async (t) => {
+    const { app, port } = await listening()
+    t.teardown(() => app.close())
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'localhost', '[::1]:1234', 'LOCALHOST:9']) {
+      const answer = await raw(port, { host })
+      t.equal(answer.status, 200, host)
+      t.ok(answer.body.result.supportedVersions)
+    }
+  })
+
+  t.test('default on loopback: a foreign Host is 403 with a JSON-RPC error', async (t) => {
+    const { app, port } = await listening()
+    t.teardown(() => app.close())
+    for (const host of ['evil.example.com', `evil.example.com:${port}`, '127.0.0.2', 'localhost.evil.example.com', '0.0.0.0']) {
+      const answer = await raw(port, { host })
+      t.equal(answer.status, 403, host)
+      t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: Host ${JSON.stringify(host)} is not allowed` } })
+    }
+  })
+
+  t.test('default on loopback: Origin, when sent, must be an http(s) loopback origin', async (t) => {
+    const { app, port } = await listening()
+    t.teardown(() => app.close())
+    const host = `127.0.0.1:${port}`
+    for (const origin of [`http://127.0.0.1:${port}`, 'http://localhost:5173', 'https://localhost', 'http://[::1]:8080']) {
+      t.equal((await raw(port, { host, origin })).status, 200, origin)
+    }
+    for (const origin of ['http://evil.example.com', `http://evil.example.com:${port}`, 'null', 'ftp://localhost', 'http://localhost.evil.example.com', 'http://localhost/path']) {
+      const answer = await raw(port, { host, origin })
+      t.equal(answer.status, 403, origin)
+      t.same(answer.body.error, { code: -32600, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed` })
+    }
+  })
+
+  t.test('the rebinding request the conformance suite sends: evil Host and Origin, then its own', async (t) => {
+    const { app, port } = await listening()
+    t.teardown(() => app.close())
+    t.equal((await raw(port, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status, 403)
+    t.equal((await raw(port, { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` })).status, 200)
+  })
+
+  t.test('GET and DELETE are guarded too; the host\'s routes never are', async (t) => {
+    const { app, port } = await listening()
+    t.teardown(() => app.close())
+    t.equal((await raw(port, { host: 'evil.example.com' }, '127.0.0.1', '/mcp', 'GET')).status, 403)
+    t.equal((await raw(port, { host: 'evil.example.com' }, '127.0.0.1', '/mcp', 'DELETE')).status, 403)
+    t.equal((await raw(port, { host: 'localhost' }, '127.0.0.1', '/mcp', 'GET')).status, 405)
+    const health = await raw(port, { host: 'evil.example.com', origin: 'http://evil.example.com' }, '127.0.0.1', '/health', 'GET')
+    t.same(health, { status: 200, body: { ok: true } })
+  })
+
+  t.test('explicit lists replace the default on loopback', async (t) => {
+    const { app, port } = await listening({ allowedHosts: ['mcp.internal'], allowedOrigins: ['https://app.example.com'] })
+    t.teardown(() => app.close())
+    t.equal((await raw(port, { host: `localhost:${port}` })).status, 403, 'localhost is no longer implied')
+    t.equal((await raw(port, { host: 'mcp.internal:8080', origin: 'https://app.example.com' })).status, 200)
+    t.equal((await raw(port, { host: 'mcp.internal', origin: 'http://localhost' })).status, 403)
+  })
+
+  t.test('false turns one check off, the other keeps its default', async (t) => {
+    const { app, port } = await listening({ allowedHosts: false })
+    t.teardown(() => app.close())
+    t.equal((await raw(port, { host: 'mcp.example.com' })).status, 200, 'any Host')
+    t.equal((await raw(port, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 403, 'Origin still checked')
+    const other = await listening({ allowedOrigins: false })
+    t.teardown(() => other.app.close())
+    t.equal((await raw(other.port, { host: 'localhost', origin: 'http://evil.example.com' })).status, 200, 'any Origin')
+    t.equal((await raw(other.port, { host: 'evil.example.com' })).status, 403, 'Host still checked')
+  })
+
+  t.test('a dual-stack listener sees IPv4 loopback as ::ffff:127.0.0.1, and still guards it', async (t) => {
+    let server: { app: FastifyInstance, port: number }
+    try {
+      server = await listening({}, '::')
+    } catch {
+      t.skip('no IPv6 on this machine', () => {})
+      return
+    }
+    t.teardown(() => server.app.close())
+    t.equal((await raw(server.port, { host: 'evil.example.com' })).status, 403)
+    t.equal((await raw(server.port, { host: 'localhost' })).status, 200)
+  })
+})
+
+t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (t) => {
+  const discover = { jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }
+  const discoverHeaders = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' }
+
+  async function status (app: FastifyInstance, headers: Record<string, string | undefined>): Promise<{ status: number, body: any }> {
+    return send(app, post(discover, { ...discoverHeaders, ...headers }))
+  }
+
+  t.test('the default never applies off loopback: any Host and Origin pass', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    t.equal((await status(app, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status, 200)
+  })
+
+  t.test('allowedHosts: names match any port, name:port only that port, case-insensitively', async (t) => {
+    const app = await build({ allowedHosts: ['mcp.example.com', 'api.example.com:8443', '[::1]:3000'] })
+    t.teardown(() => app.close())
+    for (const host of ['mcp.example.com', 'MCP.example.com:443', 'mcp.example.com:8080', 'api.example.com:8443', '[::1]:3000']) {
+      t.equal((await status(app, { host })).status, 200, `${host} passes`)
+    }
+    for (const host of ['api.example.com', 'api.example.com:443', 'localhost', 'evil.example.com', '[::1]', 'mcp.example.com.evil.com', 'bad host']) {
+      const answer = await status(app, { host })
+      t.equal(answer.status, 403, `${host} refused`)
+      t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: Host ${JSON.stringify(host)} is not allowed` } })
+    }
+    // an explicit Host list leaves the Origin default, which guards loopback connections only
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 200, 'Origin unchecked off loopback')
+  })
+
+  t.test('allowedOrigins: exact origins; a request without Origin passes', async (t) => {
+    const app = await build({ allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] })
+    t.teardown(() => app.close())
+    for (const origin of ['https://app.example.com', 'http://localhost:5173', undefined]) {
+      t.equal((await status(app, { origin })).status, 200, `${origin} passes`)
+    }
+    for (const origin of ['http://app.example.com', 'https://app.example.com:8443', 'http://localhost:3000', 'null', 'https://evil.example.com', 'not an origin', 'https://app.example.com/']) {
+      const answer = await status(app, { origin })
+      t.equal(answer.status, 403, `${origin} refused`)
+      t.same(answer.body.error, { code: -32600, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed` })
+    }
+    t.equal((await status(app, { host: 'evil.example.com' })).status, 200, 'Host unchecked off loopback')
+  })
+
+  t.test('the checks run before anything else, on every MCP method and route', async (t) => {
+    const app = await build({ allowedHosts: ['localhost'] })
+    t.teardown(() => app.close())
+    const evil = { host: 'evil.example.com' }
+    t.equal((await send(app, post('{not json', evil))).status, 403, 'before the body is parsed')
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH'] as const) {
+      const answer = await send(app, { method, url: '/mcp', headers: { ...evil, 'mcp-session-id': 'x' } })
+      t.equal(answer.status, 403, method)
+      t.equal(answer.body.error.code, -32600)
+    }
+    t.equal((await send(app, { method: 'DELETE', url: '/mcp', headers: { host: 'localhost' } })).status, 405, 'an allowed Host reaches the route')
+  })
+
+  t.test('never on the host\'s routes', async (t) => {
+    const app = await build({ allowedHosts: ['localhost'], allowedOrigins: ['http://localhost'] })
+    app.get('/health', async () => ({ ok: true }))
+    app.post('/mcp-like', async () => ({ ok: true }))
+    t.teardown(() => app.close())
+    for (const url of ['/health']) {
+      const res = await app.inject({ method: 'GET', url, headers: { host: 'evil.example.com', origin: 'http://evil.example.com' } })
+      t.equal(res.statusCode, 200, url)
+    }
+    const res = await app.inject({ method: 'POST', url: '/mcp-like', headers: { host: 'evil.example.com', origin: 'http://evil.example.com' }, payload: {} })
+    t.equal(res.statusCode, 200)
+  })
+
+  t.test('false for both: no hook at all', async (t) => {
+    const app = await build({ allowedHosts: false, allowedOrigins: false })
+    t.teardown(() => app.close())
+    await app.ready()
+    t.equal((await status(app, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status, 200)
+  })
+
+  t.test('a refused request is logged at info, naming the value', async (t) => {
+    const lines: any[] = []
+    const app = await build({ allowedOrigins: ['https://app.example.com'] }, { logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
+    t.teardown(() => app.close())
+    await status(app, { origin: 'https://evil.example.com' })
+    const line = lines.find((l) => /DNS-rebinding/.test(l.msg))
+    t.match(line, { level: 30, origin: 'https://evil.example.com', msg: 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)' })
+  })
+})
+
+t.test('the options and the helpers behind the checks (was origin/options)', async (t) => {
+  const base = { name: 'test-server', version: '1.0.0' }
+
+  async function refused (t: Test, options: Record<string, unknown>, message: RegExp | string): Promise<void> {
+    const app = Fastify({ logger: false })
+    await t.rejects(async () => { await app.register(sake, { ...base, ...options } as any) }, { code: 'SAKE_ERR_INVALID_OPTION', name: 'SakeOptionError', message }, String(message))
+    await app.close()
+  }
+
+  t.test('defaults: undefined (the loopback default) for both', async (t) => {
+    const resolved = resolveOptions(base)
+    t.equal(resolved.allowedHosts, undefined)
+    t.equal(resolved.allowedOrigins, undefined)
+  })
+
+  t.test('false turns a check off', async (t) => {
+    const resolved = resolveOptions({ ...base, allowedHosts: false, allowedOrigins: false })
+    t.equal(resolved.allowedHosts, false)
+    t.equal(resolved.allowedOrigins, false)
+  })
+
+  t.test('lists are normalised and frozen', async (t) => {
+    const resolved = resolveOptions({
+      ...base,
+      allowedHosts: ['LocalHost', 'mcp.example.com:8443', '[::1]', '[::1]:3000', '10.0.0.1', ' spaced.example '],
+      allowedOrigins: ['https://App.Example.com', 'http://localhost:5173', 'http://[::1]:8080']
+    })
+    t.same(resolved.allowedHosts, ['localhost', 'mcp.example.com:8443', '[::1]', '[::1]:3000', '10.0.0.1', 'spaced.example'])
+    t.same(resolved.allowedOrigins, ['https://app.example.com', 'http://localhost:5173', 'http://[::1]:8080'])
+    t.ok(Object.isFrozen(resolved.allowedHosts) && Object.isFrozen(resolved.allowedOrigins))
+  })
+
+  t.test('allowedHosts refusals', async (t) => {
+    const accepts = "must be a non-empty array of host names \\('localhost', 'mcp.example.com:8443'\\), or false to turn the check off"
+    await refused(t, { allowedHosts: [] }, new RegExp(`^fastify-sake: option 'allowedHosts' ${accepts}, got \\[\\] \\(array\\)$`))
+    await refused(t, { allowedHosts: true }, new RegExp(`option 'allowedHosts' ${accepts}, got true \\(boolean\\)$`))
+    await refused(t, { allowedHosts: 'localhost' }, new RegExp(`option 'allowedHosts' ${accepts}, got "localhost" \\(string\\)$`))
+    await refused(t, { allowedHosts: null }, /option 'allowedHosts' must be .* got null \(null\)$/)
+    await refused(t, { allowedHosts: ['localhost', 42] }, "fastify-sake: option 'allowedHosts[1]' is not a non-empty string; got 42 (number)")
+    await refused(t, { allowedHosts: [''] }, "fastify-sake: option 'allowedHosts[0]' is not a non-empty string; got \"\" (string)")
+    await refused(t, { allowedHosts: ['http://localhost:3000'] }, /^fastify-sake: option 'allowedHosts\[0\]' is a URL; give a host name such as localhost or localhost:3000 \(full origins go in allowedOrigins\); got "http:\/\/localhost:3000" \(string\)$/)
+    const notHost = /option 'allowedHosts\[0\]' is not a host name with an optional port \(IPv6 addresses in brackets: \[::1\]:3000\)/
+    for (const bad of ['local host', 'localhost:', 'localhost:99999', 'localhost:abc', '::1', '[::1', 'a..b', '-a.com', 'a.com/path', 'a.com:80:80']) {
+      await refused(t, { allowedHosts: [bad] }, notHost)
+    }
+  })
+
+  t.test('allowedOrigins refusals', async (t) => {
+    await refused(t, { allowedOrigins: [] }, /^fastify-sake: option 'allowedOrigins' must be a non-empty array of origins \('https:\/\/app\.example\.com'\), or false to turn the check off, got \[\] \(array\)$/)
+    await refused(t, { allowedOrigins: [7] }, "fastify-sake: option 'allowedOrigins[0]' is not a non-empty string; got 7 (number)")
+    const notOrigin = /^fastify-sake: option 'allowedOrigins\[0\]' is not an origin: give a scheme, a host and an optional port, such as https:\/\/app\.example\.com or http:\/\/localhost:5173, with no path, no trailing slash and no default port; got /
+    for (const bad of ['localhost:3000', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'https://app.example.com:443', 'null', 'file:///tmp/x', 'https://user@app.example.com', 'https://app.example.com?x', '*']) {
+      await refused(t, { allowedOrigins: [bad] }, notOrigin)
+    }
+  })
+
+  t.test('splitHost', async (t) => {
+    t.same(splitHost('LOCALHOST:3000'), { name: 'localhost', port: '3000' })
+    t.same(splitHost('127.0.0.1'), { name: '127.0.0.1', port: '' })
+    t.same(splitHost('[::1]:8080'), { name: '[::1]', port: '8080' })
+    t.same(splitHost('[::1]'), { name: '[::1]', port: '' })
+    for (const bad of ['', ':80', '[::1]x', 'a b', 'localhost:65536', 'evil.example.com@localhost']) t.equal(splitHost(bad), undefined, JSON.stringify(bad))
+  })
+
+  t.test('isLoopback', async (t) => {
+    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) t.ok(isLoopback(address), address)
+    for (const address of [undefined, '10.0.0.1', '::', '::ffff:10.0.0.1', '0.0.0.0', '127.example', 'fe80::1']) t.notOk(isLoopback(address), String(address))
+  })
+})

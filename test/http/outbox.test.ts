@@ -1,0 +1,115 @@
+// The Outbox's stores on the wire: a bus and an event store passed in are used and never closed by us,
+// and what happens when a store fails or lags (a resume against a slow store sends nothing twice).
+import t from 'tap'
+import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../lib/index.js'
+import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
+import { build } from '../helpers/app.js'
+import { captureLog } from '../helpers/http.js'
+import { getStream, legacyPost, listen, session, sleep } from '../streams/helpers.js'
+
+t.test('a bus and an event store passed in are used and never closed by us', async (t) => {
+  const bus = new MemoryBus()
+  let closedBus = false
+  bus.close = () => { closedBus = true }
+  const inner = new MemoryEventStore({ maxPerStream: 10, maxEvents: 10, idleTimeout: 60_000 })
+  const appended: string[] = []
+  const events: EventStore = {
+    append: async (streamId, message) => { appended.push(message); return inner.append(streamId, message) },
+    replay: async (id) => inner.replay(id)
+  }
+  const app = await build({ keepAlive: 0, bus, events: { store: events } })
+  app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
+  const url = await listen(t, app)
+  t.equal(bus.size, 1, 'the plugin listens for client responses on our bus')
+  const sid = await session(url)
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
+  const streamed = await post.rest()
+  t.equal(appended.length, 2, 'priming and result went through the store (async)')
+  t.equal(streamed[1].id, 'sid:1'.replace('sid', streamed[1].id!.split(':')[0]))
+  const get = await getStream(url, sid)
+  await get.next()
+  t.equal(bus.size, 2, 'the GET stream subscribed to our bus')
+  get.close()
+  await sleep(20)
+  await app.close()
+  t.equal(bus.size, 0, 'every subscription ended with the server')
+  t.equal(closedBus, false)
+  inner.close()
+})
+
+t.test('a failing event store: events still go out, without ids, and the failure is logged', async (t) => {
+  const log = captureLog()
+  const events: EventStore = { append: () => { throw new Error('store down') }, replay: () => undefined }
+  const app = await build({ keepAlive: 0, events: { store: events } }, { logger: log.logger })
+  app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
+  const url = await listen(t, app)
+  const sid = await session(url)
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
+  const streamed = await post.rest()
+  t.same(streamed.map((e) => e.id), [undefined], 'no priming (nothing to resume from), the result without an id')
+  t.equal(JSON.parse(streamed[0].data!).result.content[0].text, 'echoed')
+  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the event store failed to append an SSE event'))
+})
+
+t.test('a session store failing while a resource update is delivered is logged, not thrown', async (t) => {
+  const log = captureLog()
+  const memory = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  let fail = false
+  const sessions: SessionStore = {
+    get: async (id) => { if (fail) throw new Error('session store down'); return memory.get(id) },
+    set: (s: Session) => memory.set(s),
+    delete: (id) => memory.delete(id)
+  }
+  const app = await build({ keepAlive: 0, sessions: { store: sessions } }, { logger: log.logger })
+  const url = await listen(t, app)
+  const sid = await session(url)
+  const get = await getStream(url, sid)
+  await get.next()
+  fail = true
+  await app.mcp.resourceUpdated('test://x')
+  await sleep(20)
+  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the session store failed while delivering a resource update'))
+  fail = false
+  get.close()
+  memory.close()
+})
+
+t.test('resuming a running call against a slow store: replayed again until caught up, nothing twice', async (t) => {
+  const inner = new MemoryEventStore({ maxPerStream: 100, maxEvents: 100, idleTimeout: 60_000 })
+  t.teardown(() => inner.close())
+  // appends land in the store at once but are acknowledged 40 ms later: a resume can see an event
+  // that the stream has not yet been told about
+  // and, with `forget`, a store that loses the stream after the first replay of a resume
+  let forget = false
+  let replays = 0
+  const events: EventStore = {
+    append: async (streamId, message) => { const id = inner.append(streamId, message); await sleep(40); return id },
+    replay: (id) => (forget && replays++ > 0) ? undefined : inner.replay(id)
+  }
+  const app = await build({ keepAlive: 0, events: { store: events } })
+  const gate: { release?: () => void } = {}
+  app.registerTool({
+    name: 'poll',
+    async execute (_args, ctx) {
+      ctx.progress(1, 2)
+      ctx.closeStream(5)
+      await new Promise<void>((resolve) => { gate.release = resolve })
+      ctx.progress(2, 2)
+      return 'done'
+    }
+  })
+  const url = await listen(t, app)
+  const sid = await session(url)
+  for (const lose of [false, true]) {
+    forget = lose
+    const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'poll', _meta: { progressToken: 'p' } } })
+    const before = await post.rest()
+    t.same(before.map((e) => e.retry ?? (e.data === '' ? 'prime' : JSON.parse(e.data!).method)), ['prime', 'notifications/progress', 5])
+    gate.release!()
+    await sleep(5) // progress 2 is in the store, not yet acknowledged
+    replays = 0
+    const resumed = await getStream(url, sid, before[1].id)
+    const after = await resumed.rest()
+    t.same(after.map((e) => JSON.parse(e.data!).method ?? JSON.parse(e.data!).id), ['notifications/progress', 5], `progress 2 once, then the result (store forgets: ${lose})`)
+  }
+})

@@ -1,0 +1,155 @@
+// The sessions behind 2025 clients, one group per concern:
+// - the session store: a user's store is really used (initialize, get, delete) and stays theirs to
+//   close; the default in-memory one is closed with the app;
+// - a session belongs to the subject whose token opened it: another subject's token on it finds no
+//   session (POST, GET and DELETE alike), and the owner's session lives on untouched.
+import t from 'tap'
+import { Writable } from 'node:stream'
+import { MemorySessionStore, type Session, type SessionStore } from '../../lib/index.js'
+import { build, legacyRequest, openSession, rpc } from '../helpers/app.js'
+import { RESOURCE, authApp, bearer, startIssuer } from '../auth/helpers.js'
+
+t.test('the session store (was plugin/session-store)', async (t) => {
+  function recordingStore (async = false): { store: SessionStore, calls: string[], sessions: Map<string, Session> } {
+    const sessions = new Map<string, Session>()
+    const calls: string[] = []
+    const answer = <T>(value: T): T | Promise<T> => async ? Promise.resolve(value) : value
+    const store: SessionStore = {
+      get (id) { calls.push(`get ${id}`); return answer(sessions.get(id)) },
+      set (session) { calls.push(`set ${session.id}`); sessions.set(session.id, { ...session }); return answer(undefined) },
+      delete (id) { calls.push(`delete ${id}`); sessions.delete(id); return answer(undefined) },
+      close () { calls.push('close') }
+    }
+    return { store, calls, sessions }
+  }
+
+  for (const async of [false, true]) {
+    t.test(`a user's store is used for every session step (${async ? 'promises' : 'plain values'})`, async (t) => {
+      const { store, calls, sessions } = recordingStore(async)
+      const app = await build({ sessions: { store } })
+      t.teardown(() => app.close())
+
+      const id = await openSession(app)
+      t.equal(sessions.size, 1, 'initialize stored the session there')
+      t.equal(sessions.get(id)?.protocolVersion, '2025-11-25')
+      t.equal(sessions.get(id)?.initialized, true, 'notifications/initialized updated it there')
+      t.same(calls, [`set ${id}`, `get ${id}`, `set ${id}`])
+
+      calls.length = 0
+      const list = await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }))
+      t.equal(list.statusCode, 200)
+      t.same(calls, [`get ${id}`], 'each request looks its session up there')
+
+      calls.length = 0
+      const del = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': id } })
+      t.equal(del.statusCode, 204)
+      t.same(calls, [`get ${id}`, `delete ${id}`], 'DELETE ends it there')
+      t.equal(sessions.size, 0)
+
+      const after = await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/list' }))
+      t.equal(after.statusCode, 404)
+      t.equal(rpc(after).error?.code, -32001)
+    })
+  }
+
+  t.test('a session the store does not know is not found', async (t) => {
+    const { store, sessions } = recordingStore()
+    const app = await build({ sessions: { store } })
+    t.teardown(() => app.close())
+    const id = await openSession(app)
+    sessions.clear() // e.g. expired in a shared store
+    const res = await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }))
+    t.equal(res.statusCode, 404)
+  })
+
+  t.test('closing the app does not close a user\'s store', async (t) => {
+    const { store, calls } = recordingStore()
+    const app = await build({ sessions: { store } })
+    await app.ready()
+    await app.close()
+    t.notOk(calls.includes('close'), 'theirs to close')
+  })
+
+  t.test('closing the app closes the default in-memory store', async (t) => {
+    const closed = t.capture(MemorySessionStore.prototype, 'close', MemorySessionStore.prototype.close)
+    const app = await build()
+    await app.ready()
+    t.equal(closed().length, 0)
+    await app.close()
+    const calls = closed()
+    t.equal(calls.length, 1, 'closed once')
+    t.type(calls[0].receiver, MemorySessionStore)
+    t.equal((calls[0].receiver as MemorySessionStore).size, 0, 'and emptied')
+  })
+
+  t.test('the default store keeps sessions between requests', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    const id = await openSession(app)
+    const res = await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'ping' }))
+    t.same(rpc(res), { jsonrpc: '2.0', id: 1, result: {} })
+  })
+})
+
+t.test('a session is bound to its subject (was auth/sessions)', async (t) => {
+  const VERSION = '2025-11-25'
+
+  t.test('another subject\'s token on a session is refused as not found; the owner carries on', async (t) => {
+    const issuer = await startIssuer(t)
+    const lines: Array<Record<string, unknown>> = []
+    const stream = new Writable({ write (chunk, _enc, done) { lines.push(JSON.parse(chunk.toString())); done() } })
+    const app = await build({ auth: { resource: RESOURCE, authorizationServers: [issuer.issuer], jwks: issuer.jwks } }, { logger: { level: 'warn', stream } })
+    app.registerTool({ name: 'whoami', execute: (_args, ctx) => ctx.auth!.subject })
+    const alice = bearer(await issuer.sign({ sub: 'alice' }))
+    const mallory = bearer(await issuer.sign({ sub: 'mallory' }))
+    const init = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...alice },
+      payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }
+    })
+    const session = init.headers['mcp-session-id'] as string
+    t.ok(session)
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }
+
+    const hijack = await app.inject(legacyRequest(session, VERSION, call, mallory))
+    t.equal(hijack.statusCode, 404)
+    t.equal(rpc(hijack).error!.code, -32001)
+    t.match(lines.find((l) => l.level === 40 && l.sessionId !== undefined), { sessionId: session, subject: 'mallory' }, 'logged at warn with the subject refused')
+    const notify = await app.inject(legacyRequest(session, VERSION, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, mallory))
+    t.equal(notify.statusCode, 404, 'notifications too')
+    const get = await app.inject({ method: 'GET', url: '/mcp', headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': VERSION, ...mallory } })
+    t.equal(get.statusCode, 404, 'the GET stream')
+    const del = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': session, 'mcp-protocol-version': VERSION, ...mallory } })
+    t.equal(del.statusCode, 404, 'DELETE does not end it')
+    const batch = await app.inject(legacyRequest(session, VERSION, [call], mallory))
+    t.equal(batch.statusCode, 404, 'a batch')
+
+    const owner = await app.inject(legacyRequest(session, VERSION, call, alice))
+    t.equal(rpc(owner).result.content[0].text, 'alice', 'the owner\'s session is untouched')
+    const fresh = bearer(await issuer.sign({ sub: 'alice', scope: 'other' }))
+    t.equal((await app.inject(legacyRequest(session, VERSION, call, fresh))).statusCode, 200, 'a new token of the same subject is fine')
+    const end = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': session, 'mcp-protocol-version': VERSION, ...alice } })
+    t.equal(end.statusCode, 204)
+  })
+
+  t.test('every request of a session needs a valid token, not just the first', async (t) => {
+    const issuer = await startIssuer(t)
+    const app = await authApp(issuer)
+    const alice = bearer(await issuer.sign())
+    const init = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...alice },
+      payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }
+    })
+    const session = init.headers['mcp-session-id'] as string
+    const bare = await app.inject(legacyRequest(session, VERSION, { jsonrpc: '2.0', id: 1, method: 'ping' }))
+    t.equal(bare.statusCode, 401)
+    const expired = await app.inject(legacyRequest(session, VERSION, { jsonrpc: '2.0', id: 1, method: 'ping' }, bearer(await issuer.sign({ exp: Math.floor(Date.now() / 1000) - 3600 }))))
+    t.equal(expired.statusCode, 401)
+    const get = await app.inject({ method: 'GET', url: '/mcp', headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': VERSION } })
+    t.equal(get.statusCode, 401, 'GET too')
+    t.match(get.headers['www-authenticate'], /^Bearer resource_metadata=/)
+  })
+})

@@ -1,0 +1,243 @@
+// Plugin options through app.register: every mistake fails registration with
+// SAKE_ERR_INVALID_OPTION and a message naming the option, what it accepts and what arrived; every
+// default shows in behaviour.
+// The bus and events options are checked at registration like every other option.
+import t, { type Test } from 'tap'
+import Fastify from 'fastify'
+import sake, { SakeOptionError, Type, defineTool } from '../lib/index.js'
+import { resolveOptions, defaults } from '../lib/options.js'
+import { build, modernRequest, openSession, rpc } from './helpers/app.js'
+
+const base = { name: 'test-server', version: '1.0.0' }
+
+async function refused (t: Test, options: unknown, message: RegExp | string, what?: string): Promise<void> {
+  const app = Fastify({ logger: false })
+  await t.rejects(async () => { await app.register(sake, options as any) }, { code: 'SAKE_ERR_INVALID_OPTION', name: 'SakeOptionError', message }, what ?? String(message))
+  await app.close()
+}
+
+t.test('errors are SakeOptionError', async (t) => {
+  const app = Fastify({ logger: false })
+  const err = await app.register(sake, {} as any).then(() => undefined, (e: unknown) => e)
+  t.type(err, SakeOptionError)
+  t.type(err, Error)
+})
+
+t.test('options must be an object', async (t) => {
+  for (const [value, shown] of [['my-app', '"my-app" \\(string\\)'], [42, '42 \\(number\\)'], [[], '\\[\\] \\(array\\)']] as const) {
+    await refused(t, value, new RegExp(`^fastify-sake: the options must be an object with at least name and version, such as \\{ name: 'my-app', version: '1.0.0' \\}, got ${shown}$`))
+  }
+})
+
+t.test('name and version are required non-empty strings', async (t) => {
+  await refused(t, {}, "fastify-sake: option 'name' must be a non-empty string, got nothing", 'no options at all')
+  await refused(t, { name: 'a' }, "fastify-sake: option 'version' must be a non-empty string, got nothing")
+  await refused(t, { ...base, name: '' }, "fastify-sake: option 'name' must be a non-empty string, got \"\" (string)")
+  await refused(t, { ...base, version: 1 }, "fastify-sake: option 'version' must be a non-empty string, got 1 (number)")
+  await refused(t, { ...base, name: null }, "fastify-sake: option 'name' must be a non-empty string, got null (null)")
+})
+
+t.test('the optional strings', async (t) => {
+  for (const key of ['title', 'description', 'websiteUrl', 'instructions']) {
+    await refused(t, { ...base, [key]: '' }, `fastify-sake: option '${key}' must be a non-empty string, got "" (string)`)
+    await refused(t, { ...base, [key]: ['x'] }, `fastify-sake: option '${key}' must be a non-empty string, got ["x"] (array)`)
+  }
+})
+
+t.test('unknown options are refused, with the likely one', async (t) => {
+  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes$/)
+  await refused(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
+  await refused(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
+  await refused(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
+  await refused(t, { ...base, authz: true }, /^fastify-sake: unknown option 'authz' \(did you mean 'auth'\?\)/)
+  await refused(t, { ...base, oauth2: true }, /^fastify-sake: unknown option 'oauth2'; known options are/, 'nothing close: no guess')
+})
+
+t.test('path', async (t) => {
+  await refused(t, { ...base, path: 'mcp' }, "fastify-sake: option 'path' must be a URL path starting with '/', such as '/mcp', got \"mcp\" (string)")
+  await refused(t, { ...base, path: '' }, /option 'path' must be a URL path starting with '\/'.*got "" \(string\)$/)
+  await refused(t, { ...base, path: 42 }, /option 'path' .*got 42 \(number\)$/)
+  await refused(t, { ...base, path: null }, /option 'path' .*got null \(null\)$/, 'null is not "use the default"')
+})
+
+t.test('ttl', async (t) => {
+  await refused(t, { ...base, ttl: -1 }, "fastify-sake: option 'ttl' must be an integer >= 0 (milliseconds), got -1 (number)")
+  await refused(t, { ...base, ttl: 1.5 }, /option 'ttl' must be an integer >= 0 \(milliseconds\), got 1\.5 \(number\)$/)
+  await refused(t, { ...base, ttl: '300000' }, /option 'ttl' .*got "300000" \(string\)$/)
+  await refused(t, { ...base, ttl: Number.NaN }, /option 'ttl' .*got NaN \(number\)$/)
+  await refused(t, { ...base, ttl: 10n }, /option 'ttl' .*got bigint$/, 'what JSON cannot show')
+})
+
+t.test('pageSize and bodyLimit', async (t) => {
+  await refused(t, { ...base, pageSize: 0 }, "fastify-sake: option 'pageSize' must be an integer >= 1 (tools per page), got 0 (number)")
+  await refused(t, { ...base, bodyLimit: 0 }, "fastify-sake: option 'bodyLimit' must be an integer >= 1 (bytes), got 0 (number)")
+  await refused(t, { ...base, bodyLimit: '1mb' }, /option 'bodyLimit' .*got "1mb" \(string\)$/)
+})
+
+t.test('sessions', async (t) => {
+  await refused(t, { ...base, sessions: 'memory' }, "fastify-sake: option 'sessions' must be an object { store?, idleTimeout?, maxSessions? }, got \"memory\" (string)")
+  await refused(t, { ...base, sessions: [] }, /option 'sessions' must be an object .*got \[\] \(array\)$/)
+  await refused(t, { ...base, sessions: null }, /option 'sessions' must be an object .*got null \(null\)$/)
+  await refused(t, { ...base, sessions: { maxSession: 5 } }, /^fastify-sake: unknown option 'sessions\.maxSession' \(did you mean 'sessions\.maxSessions'\?\); known options are sessions\.store, sessions\.idleTimeout, sessions\.maxSessions$/)
+  await refused(t, { ...base, sessions: { idleTimeout: 0 } }, "fastify-sake: option 'sessions.idleTimeout' must be an integer >= 1 (milliseconds), got 0 (number)")
+  await refused(t, { ...base, sessions: { maxSessions: 2.5 } }, "fastify-sake: option 'sessions.maxSessions' must be an integer >= 1 (sessions), got 2.5 (number)")
+})
+
+t.test('sessions.store', async (t) => {
+  const fn = async (): Promise<undefined> => undefined
+  await refused(t, { ...base, sessions: { store: 'redis' } }, "fastify-sake: option 'sessions.store' must be a SessionStore object with get, set and delete methods, got \"redis\" (string)")
+  await refused(t, { ...base, sessions: { store: class Store {} } }, "fastify-sake: option 'sessions.store' must be a SessionStore instance (new MyStore()), not a class or a function, got a function")
+  await refused(t, { ...base, sessions: { store: { get: fn, set: fn } } }, "fastify-sake: option 'sessions.store' must implement SessionStore (get, set, delete and optionally close): its 'delete' method is missing")
+  await refused(t, { ...base, sessions: { store: { set: fn, delete: fn } } }, /its 'get' method is missing$/)
+  await refused(t, { ...base, sessions: { store: { get: fn, set: 'x', delete: fn } } }, /its 'set' method is not a function \(got "x" \(string\)\)$/)
+  await refused(t, { ...base, sessions: { store: { get: fn, set: fn, delete: fn, close: true } } }, /its 'close' method is not a function \(got true \(boolean\)\)$/)
+})
+
+t.test('icons', async (t) => {
+  await refused(t, { ...base, icons: 'https://example.com/i.png' }, /^fastify-sake: option 'icons' must be an array of \{ src, mimeType\?, sizes\?, theme\? \} \(it is not an array\), got "https:\/\/example.com\/i.png" \(string\)$/)
+  await refused(t, { ...base, icons: [{ href: 'x' }] }, /option 'icons' .*\(icons\[0\]\.src must be a non-empty string \(an https: or data: URI\)\), got \[\{"href":"x"\}\] \(array\)$/)
+  await refused(t, { ...base, icons: [{ src: 'x', theme: 'sepia' }] }, /\(icons\[0\]\.theme must be 'light' or 'dark'\)/)
+})
+
+t.test('tools must be an array', async (t) => {
+  await refused(t, { ...base, tools: { name: 'a' } }, "fastify-sake: option 'tools' must be an array of tool definitions, got {\"name\":\"a\"} (object)")
+  await refused(t, { ...base, tools: null }, /option 'tools' .*got null \(null\)$/)
+})
+
+t.test('a long value is cut short in the message', async (t) => {
+  await refused(t, { ...base, path: { a: 'x'.repeat(200) } }, /got \{"a":"x{51}\.\.\. \(object\)$/)
+})
+
+t.test('a bad tool in the tools option fails registration with its own error', async (t) => {
+  const app = Fastify({ logger: false })
+  await t.rejects(async () => { await app.register(sake, { ...base, tools: [{ name: 'bad name', execute: () => 'x' }] as never }) }, { code: 'SAKE_ERR_INVALID_TOOL', message: /^tool 'bad name'/ })
+})
+
+t.test('defaults', async (t) => {
+  const resolved = resolveOptions(base)
+  t.same(resolved, {
+    info: { name: 'test-server', version: '1.0.0' },
+    instructions: undefined,
+    path: '/mcp',
+    ttl: 300_000,
+    pageSize: 100,
+    bodyLimit: 1024 * 1024,
+    keepAlive: 15_000,
+    sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000 },
+    bus: undefined,
+    events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
+    sealer: resolved.sealer,
+    inputTimeout: 600_000,
+    tools: [],
+    resources: [],
+    prompts: [],
+    auth: undefined,
+    scopes: new Map()
+  })
+  t.ok(Object.isFrozen(resolved) && Object.isFrozen(resolved.info) && Object.isFrozen(resolved.sessions) && Object.isFrozen(resolved.tools), 'frozen')
+  t.ok(Object.isFrozen(defaults))
+  const icons = [{ src: 'https://example.com/i.png' }]
+  const withIcons = resolveOptions({ ...base, icons })
+  icons[0].src = 'changed'
+  t.same(withIcons.info.icons, [{ src: 'https://example.com/i.png' }], 'icons copied')
+})
+
+t.test('defaults, as a client sees them', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerTool({ name: 'echo', args: { s: Type.String() }, execute: ({ s }) => s })
+  t.equal(app.mcp.path, '/mcp')
+  const list = await app.inject(modernRequest('tools/list'))
+  t.equal(list.statusCode, 200, 'served at /mcp')
+  t.equal(rpc(list).result.ttlMs, 300_000, 'ttl: five minutes')
+  const big = await app.inject({ ...modernRequest('tools/call', { name: 'echo', arguments: { s: 'x'.repeat(1024 * 1024) } }) })
+  t.equal(big.statusCode, 413, 'bodyLimit: 1 MiB')
+  const fits = await app.inject(modernRequest('tools/call', { name: 'echo', arguments: { s: 'x'.repeat(1000 * 1000) } }))
+  t.equal(fits.statusCode, 200, 'just under 1 MiB is fine')
+})
+
+t.test('the default page size is 100', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  for (let i = 0; i < 101; i++) app.registerTool({ name: `t${String(i).padStart(3, '0')}`, execute: () => 'x' })
+  const first = rpc(await app.inject(modernRequest('tools/list'))).result
+  t.equal(first.tools.length, 100)
+  t.type(first.nextCursor, 'string')
+  const second = rpc(await app.inject(modernRequest('tools/list', { cursor: first.nextCursor }))).result
+  t.same(second.tools.map((tool: { name: string }) => tool.name), ['t100'])
+})
+
+t.test('given options reach the client', async (t) => {
+  const app = await build({
+    path: '/tools',
+    ttl: 1000,
+    pageSize: 1,
+    bodyLimit: 300,
+    title: 'Test Server',
+    description: 'For tests',
+    websiteUrl: 'https://example.com',
+    icons: [{ src: 'https://example.com/i.png' }],
+    instructions: 'Call echo.',
+    sessions: { maxSessions: 1 },
+    tools: [defineTool({ name: 'a', execute: () => 'a' }), defineTool({ name: 'b', execute: () => 'b' })]
+  })
+  t.teardown(() => app.close())
+  const at = (req: ReturnType<typeof modernRequest>): ReturnType<typeof modernRequest> => ({ ...req, url: '/tools' })
+  t.equal((await app.inject(modernRequest('tools/list'))).statusCode, 404, 'not at /mcp')
+  const list = rpc(await app.inject(at(modernRequest('tools/list')))).result
+  t.equal(list.ttlMs, 1000)
+  t.equal(list.tools.length, 1, 'pageSize')
+  const discover = rpc(await app.inject(at(modernRequest('server/discover')))).result
+  t.equal(discover.instructions, 'Call echo.')
+  t.same(discover._meta['io.modelcontextprotocol/serverInfo'], {
+    name: 'test-server', version: '1.0.0', title: 'Test Server', description: 'For tests', websiteUrl: 'https://example.com', icons: [{ src: 'https://example.com/i.png' }]
+  })
+  const tooBig = await app.inject(at(modernRequest('tools/call', { name: 'a', arguments: { pad: 'x'.repeat(300) } })))
+  t.equal(tooBig.statusCode, 413, 'bodyLimit')
+})
+
+t.test('sessions.maxSessions reaches the default store', async (t) => {
+  const app = await build({ sessions: { maxSessions: 1 } })
+  t.teardown(() => app.close())
+  const first = await openSession(app)
+  await openSession(app)
+  const res = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': first } })
+  t.equal(res.statusCode, 404, 'the first session made room for the second')
+})
+
+t.test('requestState and inputTimeout', async (t) => {
+  await refused(t, { ...base, requestState: 'key' }, /^fastify-sake: option 'requestState' must be an object \{ keys\?, ttl\? \}/)
+  await refused(t, { ...base, requestState: { key: ['x'] } }, /unknown option 'requestState\.key' \(did you mean 'requestState\.keys'\?\)/)
+  await refused(t, { ...base, requestState: { ttl: 0 } }, /option 'requestState\.ttl' must be an integer >= 1 \(milliseconds\), got 0/)
+  await refused(t, { ...base, requestState: { keys: [] } }, /^fastify-sake: option requestState keys is empty/)
+  await refused(t, { ...base, requestState: { keys: ['c2hvcnQ='] } }, /^fastify-sake: option requestState keys\[0\] decodes to 5 bytes/)
+  await refused(t, { ...base, inputTimeout: -1 }, /option 'inputTimeout' must be an integer from 1 to 2147483647 \(milliseconds; a Node timer goes no further\), got -1/)
+  await refused(t, { ...base, inputTimeout: 30 * 24 * 3600_000 }, /option 'inputTimeout' must be an integer from 1 to 2147483647/)
+  await refused(t, { ...base, keepAlive: 2 ** 31 }, /option 'keepAlive' must be an integer from 0 to 2147483647/)
+  const resolved = resolveOptions({ ...base, requestState: { keys: [Buffer.alloc(32, 7)], ttl: 1000 }, inputTimeout: 5 })
+  t.equal(resolved.sealer.ephemeral, false)
+  t.equal(resolved.sealer.ttl, 1000)
+  t.equal(resolved.inputTimeout, 5)
+  t.equal(resolveOptions(base).sealer.ephemeral, true, 'a random key by default')
+})
+
+t.test('bus and events (was streams/options)', async (t) => {
+  t.test('bus and events.store must implement their contracts', async (t) => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ bus: class {} }, /^fastify-sake: option 'bus' must be a Bus instance \(new MyStore\(\)\), not a class or a function/],
+      [{ bus: 'redis' }, /^fastify-sake: option 'bus' must be a Bus object with publish, subscribe methods/],
+      [{ bus: { publish () {} } }, /option 'bus' must implement Bus \(publish, subscribe and optionally close\): its 'subscribe' method is missing/],
+      [{ bus: { publish () {}, subscribe () {}, close: 1 } }, /its 'close' method is not a function \(got 1 \(number\)\)/],
+      [{ events: { store: { append () {} } } }, /option 'events.store' must implement EventStore \(append, replay and optionally close\): its 'replay' method is missing/],
+      [{ events: [] }, /option 'events' must be an object \{ store\?, maxPerStream\?, maxEvents\?, idleTimeout\? \}/],
+      [{ events: { maxPerstream: 3 } }, /unknown option 'events.maxPerstream' \(did you mean 'events.maxPerStream'\?\)/],
+      [{ events: { maxEvents: 0 } }, /option 'events.maxEvents' must be an integer >= 1 \(events\), got 0/],
+      [{ events: { idleTimeout: 1.5 } }, /option 'events.idleTimeout' must be an integer >= 1 \(milliseconds\)/]
+    ]
+    for (const [options, message] of cases) {
+      await t.rejects(build(options as any), { code: 'SAKE_ERR_INVALID_OPTION', message }, JSON.stringify(Object.keys(options)))
+    }
+    const ok = await build({ events: { maxPerStream: 5, maxEvents: 50, idleTimeout: 1000 } })
+    await ok.close()
+  })
+})

@@ -1,0 +1,196 @@
+// Scopes and step-up on calls, in both eras: 403 insufficient_scope and 401
+// insufficient_user_authentication with their challenges, decided from the body before any stream
+// opens; scoped resources, prompts and completions. The lists that hide what a caller may not use
+// (hideForbidden) are tested in test/protocol/lists.test.ts.
+import t from 'tap'
+import { Type, definePrompt } from '../../lib/index.js'
+import { legacyRequest, modernRequest, rpc } from '../helpers/app.js'
+import { METADATA_URL, authApp, bearer, startIssuer } from '../auth/helpers.js'
+
+const initialize = (protocolVersion: string, headers: Record<string, string>) => ({
+  method: 'POST' as const,
+  url: '/mcp',
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+  payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }
+})
+
+t.test('a missing scope is 403 with one challenge naming every scope the tool needs', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const res = await app.inject(modernRequest('tools/call', { name: 'close_issue', arguments: { id: 7 } }, reader))
+  t.equal(res.statusCode, 403)
+  t.equal(res.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="issues:read issues:write", resource_metadata="${METADATA_URL}", error_description="The access token lacks a scope this operation needs"`)
+  t.same(rpc(res).error, {
+    code: -32600,
+    message: "Forbidden: tool 'close_issue' needs the scopes issues:read, issues:write, which the access token does not grant",
+    data: { error: 'insufficient_scope', scopes: ['issues:read', 'issues:write'] }
+  })
+  t.equal(typeof rpc(res).id, 'number', 'the request id is echoed: the body was read')
+  const ok = await app.inject(modernRequest('tools/call', { name: 'list_issues', arguments: {} }, reader))
+  t.equal(rpc(ok).result.content[0].text, 'issues for alice')
+  const unknown = await app.inject(modernRequest('tools/call', { name: 'nope', arguments: {} }, reader))
+  t.equal(rpc(unknown).error!.message, 'Unknown tool: nope', 'an unknown tool is still -32602')
+})
+
+t.test('the body decides, not the headers: a scoped tool behind an innocent Mcp-Name is refused by the header check first', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const res = await app.inject(modernRequest('tools/call', { name: 'close_issue', arguments: { id: 1 } }, { ...reader, 'mcp-name': 'open' }))
+  t.equal(res.statusCode, 400)
+  t.equal(rpc(res).error!.code, -32020)
+})
+
+t.test('a forbidden stream: true call never opens SSE, nor does one with a progressToken', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const streamed = await app.inject(modernRequest('tools/call', { name: 'stream_admin', arguments: {} }, reader))
+  t.equal(streamed.statusCode, 403)
+  t.match(streamed.headers['content-type'], /^application\/json/)
+  t.match(streamed.headers['www-authenticate'], /scope="issues:admin"/)
+  const progress = await app.inject(modernRequest('tools/call', { name: 'close_issue', arguments: { id: 1 }, _meta: { progressToken: 'p1' } }, reader))
+  t.equal(progress.statusCode, 403)
+  t.match(progress.headers['content-type'], /^application\/json/)
+  const admin = bearer(await issuer.sign({ scope: 'issues:admin' }))
+  const allowed = await app.inject(modernRequest('tools/call', { name: 'stream_admin', arguments: {} }, admin))
+  t.equal(allowed.statusCode, 200)
+  t.match(allowed.headers['content-type'], /^text\/event-stream/, 'allowed: it streams')
+})
+
+t.test('step-up: acr not listed, or a sign-in too old, is 401 insufficient_user_authentication', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  const now = Math.floor(Date.now() / 1000)
+  const challenge = `Bearer error="insufficient_user_authentication", acr_values="mfa hwk", max_age=300, resource_metadata="${METADATA_URL}", error_description="A stronger or more recent authentication is required"`
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['no acr', { auth_time: now }],
+    ['acr not listed', { acr: 'pwd', auth_time: now }],
+    ['no auth_time', { acr: 'mfa' }],
+    ['sign-in too old', { acr: 'mfa', auth_time: now - 301 }]
+  ]
+  for (const [what, claims] of cases) {
+    const res = await app.inject(modernRequest('tools/call', { name: 'delete_repo', arguments: {} }, bearer(await issuer.sign(claims))))
+    t.equal(res.statusCode, 401, what)
+    t.equal(res.headers['www-authenticate'], challenge, what)
+    t.same(rpc(res).error!.data, { error: 'insufficient_user_authentication', acrValues: ['mfa', 'hwk'], maxAge: 300 }, what)
+  }
+  t.match(rpc(await app.inject(modernRequest('tools/call', { name: 'delete_repo', arguments: {} }, bearer(await issuer.sign({ acr: 'pwd' }))))).error!.message,
+    /^Unauthorized: tool 'delete_repo' needs an authentication context of mfa or hwk and a sign-in at most 300 seconds old/)
+  const ok = await app.inject(modernRequest('tools/call', { name: 'delete_repo', arguments: {} }, bearer(await issuer.sign({ acr: 'hwk', auth_time: now - 100 }))))
+  t.equal(rpc(ok).result.content[0].text, 'deleted')
+  const old = await app.inject(modernRequest('tools/call', { name: 'recent_only', arguments: {} }, bearer(await issuer.sign({ auth_time: now - 120 }))))
+  t.equal(old.statusCode, 401)
+  t.equal(old.headers['www-authenticate'], `Bearer error="insufficient_user_authentication", max_age=60, resource_metadata="${METADATA_URL}", error_description="A stronger or more recent authentication is required"`)
+  t.same(rpc(old).error!.data, { error: 'insufficient_user_authentication', maxAge: 60 })
+  t.match(rpc(old).error!.message, /needs a sign-in at most 60 seconds old;/)
+})
+
+t.test('2025 sessions: the same 403 on a tools/call, in every legacy version', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  for (const version of ['2025-03-26', '2025-06-18', '2025-11-25']) {
+    const init = await app.inject(initialize(version, reader))
+    const session = init.headers['mcp-session-id'] as string
+    const res = await app.inject(legacyRequest(session, version, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'close_issue', arguments: { id: 1 } } }, reader))
+    t.equal(res.statusCode, 403, version)
+    t.match(res.headers['www-authenticate'], /^Bearer error="insufficient_scope", scope="issues:read issues:write"/)
+    t.equal(rpc(res).id, 5)
+    const ok = await app.inject(legacyRequest(session, version, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'list_issues', arguments: {} } }, reader))
+    t.equal(rpc(ok).result.content[0].text, 'issues for alice', version)
+  }
+})
+
+t.test('a 2025-03-26 batch with one forbidden call is refused whole; an allowed one runs', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const session = (await app.inject(initialize('2025-03-26', reader))).headers['mcp-session-id'] as string
+  const forbidden = await app.inject(legacyRequest(session, '2025-03-26', [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_issues', arguments: {} } },
+    null,
+    { jsonrpc: '2.0', id: 2, method: 'ping' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'close_issue', arguments: { id: 1 } } }
+  ], reader))
+  t.equal(forbidden.statusCode, 403)
+  t.match(forbidden.headers['www-authenticate'], /scope="issues:read issues:write"/)
+  const allowed = await app.inject(legacyRequest(session, '2025-03-26', [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_issues', arguments: {} } },
+    { jsonrpc: '2.0', id: 2, method: 'ping' }
+  ], reader))
+  t.equal(allowed.statusCode, 200)
+  t.equal(JSON.parse(allowed.body).length, 2)
+})
+
+t.test('resources, templates, prompts and completions take a scope too', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  app.registerResource({ uri: 'issues://settings', name: 'Settings', scope: 'issues:admin', read: () => 'secret settings' })
+  app.registerResource({ uriTemplate: 'issues://{id}', name: 'Issue', scope: 'issues:read', read: (_uri, { id }) => `issue ${id}`, complete: () => ['1', '2'] })
+  app.registerResource({ uriTemplate: 'admin://{id}', name: 'Admin record', scope: 'issues:admin', read: (_uri, { id }) => `record ${id}`, complete: () => ['1'] })
+  app.registerPrompt(definePrompt({ name: 'triage', scope: ['issues:read', 'issues:write'], args: { id: Type.String() }, get: ({ id }) => `Triage ${id}`, complete: () => ['1'] }))
+  app.registerResource({ uri: 'issues://about', name: 'About', read: () => 'about' })
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const settings = await app.inject(modernRequest('resources/read', { uri: 'issues://settings' }, { ...reader, 'mcp-name': 'issues://settings' }))
+  t.equal(settings.statusCode, 403)
+  t.match(rpc(settings).error!.message, /resource 'issues:\/\/settings' needs the scope issues:admin/)
+  const issue = await app.inject(modernRequest('resources/read', { uri: 'issues://42' }, { ...reader, 'mcp-name': 'issues://42' }))
+  t.equal(rpc(issue).result.contents[0].text, 'issue 42')
+  t.equal(rpc(issue).result.cacheScope, 'private', 'a read behind authorization is private')
+  const prompt = await app.inject(modernRequest('prompts/get', { name: 'triage', arguments: { id: '1' } }, { ...reader, 'mcp-name': 'triage' }))
+  t.equal(prompt.statusCode, 403)
+  t.match(prompt.headers['www-authenticate'], /scope="issues:read issues:write"/)
+  const promptCompletion = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'triage' }, argument: { name: 'id', value: '' } }, reader))
+  t.equal(promptCompletion.statusCode, 403)
+  t.match(rpc(promptCompletion).error!.message, /^Forbidden: prompt 'triage' needs the scopes issues:read, issues:write/)
+  const templateCompletion = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/resource', uri: 'issues://{id}' }, argument: { name: 'id', value: '' } }, reader))
+  t.same(rpc(templateCompletion).result.completion.values, ['1', '2'])
+  const adminCompletion = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/resource', uri: 'admin://{id}' }, argument: { name: 'id', value: '' } }, reader))
+  t.equal(adminCompletion.statusCode, 403)
+  t.match(rpc(adminCompletion).error!.message, /^Forbidden: resource template 'admin:\/\/\{id\}' needs the scope issues:admin/, 'the refusal names the template')
+  const badRef = await app.inject(modernRequest('completion/complete', { ref: 'x', argument: { name: 'id', value: '' } }, reader))
+  t.equal(rpc(badRef).error!.code, -32602, 'a malformed ref is still the method\'s -32602')
+  const unknownPrompt = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'id', value: '' } }, reader))
+  t.equal(rpc(unknownPrompt).error!.code, -32602)
+  const unknownUri = await app.inject(modernRequest('resources/read', { uri: 'other://x' }, { ...reader, 'mcp-name': 'other://x' }))
+  t.equal(rpc(unknownUri).error!.code, -32602)
+  const missingPrompt = await app.inject(modernRequest('prompts/get', { name: 'nope' }, { ...reader, 'mcp-name': 'nope' }))
+  t.equal(rpc(missingPrompt).error!.code, -32602)
+  const about = await app.inject(modernRequest('resources/read', { uri: 'issues://about' }, { ...reader, 'mcp-name': 'issues://about' }))
+  t.equal(rpc(about).result.contents[0].text, 'about')
+  // no token: the challenge's scope hint comes from Mcp-Method / Mcp-Name
+  const anonymous = await app.inject(modernRequest('resources/read', { uri: 'issues://settings' }, { 'mcp-name': 'issues://settings' }))
+  t.equal(anonymous.headers['www-authenticate'], `Bearer resource_metadata="${METADATA_URL}", scope="issues:admin"`)
+  // 2025: subscribe is checked like read
+  const session = (await app.inject(initialize('2025-11-25', reader))).headers['mcp-session-id'] as string
+  const subscribe = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'issues://settings' } }, reader))
+  t.equal(subscribe.statusCode, 403)
+  const notification = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/initialized' }, reader))
+  t.equal(notification.statusCode, 202)
+  const noParams = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'ping' }, reader))
+  t.same(rpc(noParams).result, {})
+})
+
+t.test('malformed requests behind auth still get the method\'s own error', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  app.registerResource({ uriTemplate: 'issues://{id}', name: 'Issue', scope: 'issues:read', read: (_uri, { id }) => `issue ${id}`, complete: () => ['1'] })
+  const token = bearer(await issuer.sign({ scope: '' }))
+  const cases: Array<[string, Record<string, unknown>, number]> = [
+    ['tools/call', { arguments: {} }, -32602],
+    ['resources/read', { uri: 5 }, -32602],
+    ['prompts/get', { name: 5 }, -32602],
+    ['completion/complete', { ref: { type: 'ref/resource', uri: 5 }, argument: { name: 'id', value: '' } }, -32602],
+    ['completion/complete', { ref: { type: 'ref/resource', uri: 'nope://{x}' }, argument: { name: 'x', value: '' } }, -32602],
+    ['completion/complete', { ref: { type: 'ref/other' }, argument: { name: 'x', value: '' } }, -32602]
+  ]
+  for (const [method, params, code] of cases) {
+    const res = await app.inject(modernRequest(method, params, { ...token, 'mcp-name': undefined }))
+    t.equal(rpc(res).error?.code, code, `${method} ${JSON.stringify(params)}`)
+  }
+  // without a token, an Mcp-Name the server does not know gives no scope hint
+  const anonymous = await app.inject(modernRequest('tools/call', { name: 'nope', arguments: {} }))
+  t.equal(anonymous.headers['www-authenticate'], `Bearer resource_metadata="${METADATA_URL}"`)
+})
