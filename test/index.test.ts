@@ -9,7 +9,8 @@ import sake, {
   Type, defineTool, definePrompt, SakeRegisterAfterReadyError, SakeDuplicateToolError, SakeToolDefinitionError
 } from '../lib/index.js'
 import { ListPages } from '../lib/protocol/lists.js'
-import { build, legacyRequest, modernRequest, openSession, rpc } from './helpers/app.js'
+import { build } from './helpers/app.js'
+import { sessionPost, modernRequest, openSession, rpc } from './helpers/requests.js'
 
 async function names (app: Awaited<ReturnType<typeof build>>): Promise<string[]> {
   const res = await app.inject(modernRequest('tools/list'))
@@ -63,7 +64,7 @@ t.test('every option of a definition reaches tools/list, in both eras', async (t
   t.equal(modern.ttlMs, 60_000, 'the tool\'s ttl shortens its page')
   t.same(modern.tools[0].outputSchema, { type: 'array', items: { type: 'string' } })
   const session = await openSession(app)
-  const legacy = rpc(await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }))).result
+  const legacy = rpc(await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }))).result
   t.same(legacy.tools[1], expected, 'the same Tool object for a 2025 client')
   t.notOk('outputSchema' in legacy.tools[0], 'except an outputSchema without an object root')
   t.notOk('ttlMs' in legacy, 'and no caching fields')
@@ -295,7 +296,7 @@ t.test('one tool answers in both eras (was smoke)', async (t) => {
     t.equal(modern.statusCode, 200)
     t.equal(rpc(modern).result.structuredContent, 3)
     const session = await openSession(app)
-    const legacy = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 2 } } }))
+    const legacy = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 2 } } }))
     t.same(rpc(legacy).result, { content: [{ type: 'text', text: '4' }] })
   })
 })

@@ -2,19 +2,14 @@
 // SAKE_ERR_INVALID_OPTION and a message naming the option, what it accepts and what arrived; every
 // default shows in behaviour.
 // The bus and events options are checked at registration like every other option.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import Fastify from 'fastify'
 import sake, { SakeOptionError, Type, defineTool } from '../lib/index.js'
 import { resolveOptions, defaults } from '../lib/options.js'
-import { build, modernRequest, openSession, rpc } from './helpers/app.js'
+import { build, refusesRegister } from './helpers/app.js'
+import { modernRequest, openSession, rpc } from './helpers/requests.js'
 
 const base = { name: 'test-server', version: '1.0.0' }
-
-async function refused (t: Test, options: unknown, message: RegExp | string, what?: string): Promise<void> {
-  const app = Fastify({ logger: false })
-  await t.rejects(async () => { await app.register(sake, options as any) }, { code: 'SAKE_ERR_INVALID_OPTION', name: 'SakeOptionError', message }, what ?? String(message))
-  await app.close()
-}
 
 t.test('errors are SakeOptionError', async (t) => {
   const app = Fastify({ logger: false })
@@ -25,87 +20,87 @@ t.test('errors are SakeOptionError', async (t) => {
 
 t.test('options must be an object', async (t) => {
   for (const [value, shown] of [['my-app', '"my-app" \\(string\\)'], [42, '42 \\(number\\)'], [[], '\\[\\] \\(array\\)']] as const) {
-    await refused(t, value, new RegExp(`^fastify-sake: the options must be an object with at least name and version, such as \\{ name: 'my-app', version: '1.0.0' \\}, got ${shown}$`))
+    await refusesRegister(t, value, new RegExp(`^fastify-sake: the options must be an object with at least name and version, such as \\{ name: 'my-app', version: '1.0.0' \\}, got ${shown}$`))
   }
 })
 
 t.test('name and version are required non-empty strings', async (t) => {
-  await refused(t, {}, "fastify-sake: option 'name' must be a non-empty string, got nothing", 'no options at all')
-  await refused(t, { name: 'a' }, "fastify-sake: option 'version' must be a non-empty string, got nothing")
-  await refused(t, { ...base, name: '' }, "fastify-sake: option 'name' must be a non-empty string, got \"\" (string)")
-  await refused(t, { ...base, version: 1 }, "fastify-sake: option 'version' must be a non-empty string, got 1 (number)")
-  await refused(t, { ...base, name: null }, "fastify-sake: option 'name' must be a non-empty string, got null (null)")
+  await refusesRegister(t, {}, "fastify-sake: option 'name' must be a non-empty string, got nothing", 'no options at all')
+  await refusesRegister(t, { name: 'a' }, "fastify-sake: option 'version' must be a non-empty string, got nothing")
+  await refusesRegister(t, { ...base, name: '' }, "fastify-sake: option 'name' must be a non-empty string, got \"\" (string)")
+  await refusesRegister(t, { ...base, version: 1 }, "fastify-sake: option 'version' must be a non-empty string, got 1 (number)")
+  await refusesRegister(t, { ...base, name: null }, "fastify-sake: option 'name' must be a non-empty string, got null (null)")
 })
 
 t.test('the optional strings', async (t) => {
   for (const key of ['title', 'description', 'websiteUrl', 'instructions']) {
-    await refused(t, { ...base, [key]: '' }, `fastify-sake: option '${key}' must be a non-empty string, got "" (string)`)
-    await refused(t, { ...base, [key]: ['x'] }, `fastify-sake: option '${key}' must be a non-empty string, got ["x"] (array)`)
+    await refusesRegister(t, { ...base, [key]: '' }, `fastify-sake: option '${key}' must be a non-empty string, got "" (string)`)
+    await refusesRegister(t, { ...base, [key]: ['x'] }, `fastify-sake: option '${key}' must be a non-empty string, got ["x"] (array)`)
   }
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes$/)
-  await refused(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
-  await refused(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
-  await refused(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
-  await refused(t, { ...base, authz: true }, /^fastify-sake: unknown option 'authz' \(did you mean 'auth'\?\)/)
-  await refused(t, { ...base, oauth2: true }, /^fastify-sake: unknown option 'oauth2'; known options are/, 'nothing close: no guess')
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes$/)
+  await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
+  await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
+  await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
+  await refusesRegister(t, { ...base, authz: true }, /^fastify-sake: unknown option 'authz' \(did you mean 'auth'\?\)/)
+  await refusesRegister(t, { ...base, oauth2: true }, /^fastify-sake: unknown option 'oauth2'; known options are/, 'nothing close: no guess')
 })
 
 t.test('path', async (t) => {
-  await refused(t, { ...base, path: 'mcp' }, "fastify-sake: option 'path' must be a URL path starting with '/', such as '/mcp', got \"mcp\" (string)")
-  await refused(t, { ...base, path: '' }, /option 'path' must be a URL path starting with '\/'.*got "" \(string\)$/)
-  await refused(t, { ...base, path: 42 }, /option 'path' .*got 42 \(number\)$/)
-  await refused(t, { ...base, path: null }, /option 'path' .*got null \(null\)$/, 'null is not "use the default"')
+  await refusesRegister(t, { ...base, path: 'mcp' }, "fastify-sake: option 'path' must be a URL path starting with '/', such as '/mcp', got \"mcp\" (string)")
+  await refusesRegister(t, { ...base, path: '' }, /option 'path' must be a URL path starting with '\/'.*got "" \(string\)$/)
+  await refusesRegister(t, { ...base, path: 42 }, /option 'path' .*got 42 \(number\)$/)
+  await refusesRegister(t, { ...base, path: null }, /option 'path' .*got null \(null\)$/, 'null is not "use the default"')
 })
 
 t.test('ttl', async (t) => {
-  await refused(t, { ...base, ttl: -1 }, "fastify-sake: option 'ttl' must be an integer >= 0 (milliseconds), got -1 (number)")
-  await refused(t, { ...base, ttl: 1.5 }, /option 'ttl' must be an integer >= 0 \(milliseconds\), got 1\.5 \(number\)$/)
-  await refused(t, { ...base, ttl: '300000' }, /option 'ttl' .*got "300000" \(string\)$/)
-  await refused(t, { ...base, ttl: Number.NaN }, /option 'ttl' .*got NaN \(number\)$/)
-  await refused(t, { ...base, ttl: 10n }, /option 'ttl' .*got bigint$/, 'what JSON cannot show')
+  await refusesRegister(t, { ...base, ttl: -1 }, "fastify-sake: option 'ttl' must be an integer >= 0 (milliseconds), got -1 (number)")
+  await refusesRegister(t, { ...base, ttl: 1.5 }, /option 'ttl' must be an integer >= 0 \(milliseconds\), got 1\.5 \(number\)$/)
+  await refusesRegister(t, { ...base, ttl: '300000' }, /option 'ttl' .*got "300000" \(string\)$/)
+  await refusesRegister(t, { ...base, ttl: Number.NaN }, /option 'ttl' .*got NaN \(number\)$/)
+  await refusesRegister(t, { ...base, ttl: 10n }, /option 'ttl' .*got bigint$/, 'what JSON cannot show')
 })
 
 t.test('pageSize and bodyLimit', async (t) => {
-  await refused(t, { ...base, pageSize: 0 }, "fastify-sake: option 'pageSize' must be an integer >= 1 (tools per page), got 0 (number)")
-  await refused(t, { ...base, bodyLimit: 0 }, "fastify-sake: option 'bodyLimit' must be an integer >= 1 (bytes), got 0 (number)")
-  await refused(t, { ...base, bodyLimit: '1mb' }, /option 'bodyLimit' .*got "1mb" \(string\)$/)
+  await refusesRegister(t, { ...base, pageSize: 0 }, "fastify-sake: option 'pageSize' must be an integer >= 1 (tools per page), got 0 (number)")
+  await refusesRegister(t, { ...base, bodyLimit: 0 }, "fastify-sake: option 'bodyLimit' must be an integer >= 1 (bytes), got 0 (number)")
+  await refusesRegister(t, { ...base, bodyLimit: '1mb' }, /option 'bodyLimit' .*got "1mb" \(string\)$/)
 })
 
 t.test('sessions', async (t) => {
-  await refused(t, { ...base, sessions: 'memory' }, "fastify-sake: option 'sessions' must be an object { store?, idleTimeout?, maxSessions? }, got \"memory\" (string)")
-  await refused(t, { ...base, sessions: [] }, /option 'sessions' must be an object .*got \[\] \(array\)$/)
-  await refused(t, { ...base, sessions: null }, /option 'sessions' must be an object .*got null \(null\)$/)
-  await refused(t, { ...base, sessions: { maxSession: 5 } }, /^fastify-sake: unknown option 'sessions\.maxSession' \(did you mean 'sessions\.maxSessions'\?\); known options are sessions\.store, sessions\.idleTimeout, sessions\.maxSessions$/)
-  await refused(t, { ...base, sessions: { idleTimeout: 0 } }, "fastify-sake: option 'sessions.idleTimeout' must be an integer >= 1 (milliseconds), got 0 (number)")
-  await refused(t, { ...base, sessions: { maxSessions: 2.5 } }, "fastify-sake: option 'sessions.maxSessions' must be an integer >= 1 (sessions), got 2.5 (number)")
+  await refusesRegister(t, { ...base, sessions: 'memory' }, "fastify-sake: option 'sessions' must be an object { store?, idleTimeout?, maxSessions? }, got \"memory\" (string)")
+  await refusesRegister(t, { ...base, sessions: [] }, /option 'sessions' must be an object .*got \[\] \(array\)$/)
+  await refusesRegister(t, { ...base, sessions: null }, /option 'sessions' must be an object .*got null \(null\)$/)
+  await refusesRegister(t, { ...base, sessions: { maxSession: 5 } }, /^fastify-sake: unknown option 'sessions\.maxSession' \(did you mean 'sessions\.maxSessions'\?\); known options are sessions\.store, sessions\.idleTimeout, sessions\.maxSessions$/)
+  await refusesRegister(t, { ...base, sessions: { idleTimeout: 0 } }, "fastify-sake: option 'sessions.idleTimeout' must be an integer >= 1 (milliseconds), got 0 (number)")
+  await refusesRegister(t, { ...base, sessions: { maxSessions: 2.5 } }, "fastify-sake: option 'sessions.maxSessions' must be an integer >= 1 (sessions), got 2.5 (number)")
 })
 
 t.test('sessions.store', async (t) => {
   const fn = async (): Promise<undefined> => undefined
-  await refused(t, { ...base, sessions: { store: 'redis' } }, "fastify-sake: option 'sessions.store' must be a SessionStore object with get, set and delete methods, got \"redis\" (string)")
-  await refused(t, { ...base, sessions: { store: class Store {} } }, "fastify-sake: option 'sessions.store' must be a SessionStore instance (new MyStore()), not a class or a function, got a function")
-  await refused(t, { ...base, sessions: { store: { get: fn, set: fn } } }, "fastify-sake: option 'sessions.store' must implement SessionStore (get, set, delete and optionally close): its 'delete' method is missing")
-  await refused(t, { ...base, sessions: { store: { set: fn, delete: fn } } }, /its 'get' method is missing$/)
-  await refused(t, { ...base, sessions: { store: { get: fn, set: 'x', delete: fn } } }, /its 'set' method is not a function \(got "x" \(string\)\)$/)
-  await refused(t, { ...base, sessions: { store: { get: fn, set: fn, delete: fn, close: true } } }, /its 'close' method is not a function \(got true \(boolean\)\)$/)
+  await refusesRegister(t, { ...base, sessions: { store: 'redis' } }, "fastify-sake: option 'sessions.store' must be a SessionStore object with get, set and delete methods, got \"redis\" (string)")
+  await refusesRegister(t, { ...base, sessions: { store: class Store {} } }, "fastify-sake: option 'sessions.store' must be a SessionStore instance (new MyStore()), not a class or a function, got a function")
+  await refusesRegister(t, { ...base, sessions: { store: { get: fn, set: fn } } }, "fastify-sake: option 'sessions.store' must implement SessionStore (get, set, delete and optionally close): its 'delete' method is missing")
+  await refusesRegister(t, { ...base, sessions: { store: { set: fn, delete: fn } } }, /its 'get' method is missing$/)
+  await refusesRegister(t, { ...base, sessions: { store: { get: fn, set: 'x', delete: fn } } }, /its 'set' method is not a function \(got "x" \(string\)\)$/)
+  await refusesRegister(t, { ...base, sessions: { store: { get: fn, set: fn, delete: fn, close: true } } }, /its 'close' method is not a function \(got true \(boolean\)\)$/)
 })
 
 t.test('icons', async (t) => {
-  await refused(t, { ...base, icons: 'https://example.com/i.png' }, /^fastify-sake: option 'icons' must be an array of \{ src, mimeType\?, sizes\?, theme\? \} \(it is not an array\), got "https:\/\/example.com\/i.png" \(string\)$/)
-  await refused(t, { ...base, icons: [{ href: 'x' }] }, /option 'icons' .*\(icons\[0\]\.src must be a non-empty string \(an https: or data: URI\)\), got \[\{"href":"x"\}\] \(array\)$/)
-  await refused(t, { ...base, icons: [{ src: 'x', theme: 'sepia' }] }, /\(icons\[0\]\.theme must be 'light' or 'dark'\)/)
+  await refusesRegister(t, { ...base, icons: 'https://example.com/i.png' }, /^fastify-sake: option 'icons' must be an array of \{ src, mimeType\?, sizes\?, theme\? \} \(it is not an array\), got "https:\/\/example.com\/i.png" \(string\)$/)
+  await refusesRegister(t, { ...base, icons: [{ href: 'x' }] }, /option 'icons' .*\(icons\[0\]\.src must be a non-empty string \(an https: or data: URI\)\), got \[\{"href":"x"\}\] \(array\)$/)
+  await refusesRegister(t, { ...base, icons: [{ src: 'x', theme: 'sepia' }] }, /\(icons\[0\]\.theme must be 'light' or 'dark'\)/)
 })
 
 t.test('tools must be an array', async (t) => {
-  await refused(t, { ...base, tools: { name: 'a' } }, "fastify-sake: option 'tools' must be an array of tool definitions, got {\"name\":\"a\"} (object)")
-  await refused(t, { ...base, tools: null }, /option 'tools' .*got null \(null\)$/)
+  await refusesRegister(t, { ...base, tools: { name: 'a' } }, "fastify-sake: option 'tools' must be an array of tool definitions, got {\"name\":\"a\"} (object)")
+  await refusesRegister(t, { ...base, tools: null }, /option 'tools' .*got null \(null\)$/)
 })
 
 t.test('a long value is cut short in the message', async (t) => {
-  await refused(t, { ...base, path: { a: 'x'.repeat(200) } }, /got \{"a":"x{51}\.\.\. \(object\)$/)
+  await refusesRegister(t, { ...base, path: { a: 'x'.repeat(200) } }, /got \{"a":"x{51}\.\.\. \(object\)$/)
 })
 
 t.test('a bad tool in the tools option fails registration with its own error', async (t) => {
@@ -206,14 +201,14 @@ t.test('sessions.maxSessions reaches the default store', async (t) => {
 })
 
 t.test('requestState and inputTimeout', async (t) => {
-  await refused(t, { ...base, requestState: 'key' }, /^fastify-sake: option 'requestState' must be an object \{ keys\?, ttl\? \}/)
-  await refused(t, { ...base, requestState: { key: ['x'] } }, /unknown option 'requestState\.key' \(did you mean 'requestState\.keys'\?\)/)
-  await refused(t, { ...base, requestState: { ttl: 0 } }, /option 'requestState\.ttl' must be an integer >= 1 \(milliseconds\), got 0/)
-  await refused(t, { ...base, requestState: { keys: [] } }, /^fastify-sake: option requestState keys is empty/)
-  await refused(t, { ...base, requestState: { keys: ['c2hvcnQ='] } }, /^fastify-sake: option requestState keys\[0\] decodes to 5 bytes/)
-  await refused(t, { ...base, inputTimeout: -1 }, /option 'inputTimeout' must be an integer from 1 to 2147483647 \(milliseconds; a Node timer goes no further\), got -1/)
-  await refused(t, { ...base, inputTimeout: 30 * 24 * 3600_000 }, /option 'inputTimeout' must be an integer from 1 to 2147483647/)
-  await refused(t, { ...base, keepAlive: 2 ** 31 }, /option 'keepAlive' must be an integer from 0 to 2147483647/)
+  await refusesRegister(t, { ...base, requestState: 'key' }, /^fastify-sake: option 'requestState' must be an object \{ keys\?, ttl\? \}/)
+  await refusesRegister(t, { ...base, requestState: { key: ['x'] } }, /unknown option 'requestState\.key' \(did you mean 'requestState\.keys'\?\)/)
+  await refusesRegister(t, { ...base, requestState: { ttl: 0 } }, /option 'requestState\.ttl' must be an integer >= 1 \(milliseconds\), got 0/)
+  await refusesRegister(t, { ...base, requestState: { keys: [] } }, /^fastify-sake: option requestState keys is empty/)
+  await refusesRegister(t, { ...base, requestState: { keys: ['c2hvcnQ='] } }, /^fastify-sake: option requestState keys\[0\] decodes to 5 bytes/)
+  await refusesRegister(t, { ...base, inputTimeout: -1 }, /option 'inputTimeout' must be an integer from 1 to 2147483647 \(milliseconds; a Node timer goes no further\), got -1/)
+  await refusesRegister(t, { ...base, inputTimeout: 30 * 24 * 3600_000 }, /option 'inputTimeout' must be an integer from 1 to 2147483647/)
+  await refusesRegister(t, { ...base, keepAlive: 2 ** 31 }, /option 'keepAlive' must be an integer from 0 to 2147483647/)
   const resolved = resolveOptions({ ...base, requestState: { keys: [Buffer.alloc(32, 7)], ttl: 1000 }, inputTimeout: 5 })
   t.equal(resolved.sealer.ephemeral, false)
   t.equal(resolved.sealer.ttl, 1000)

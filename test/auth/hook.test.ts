@@ -2,18 +2,14 @@
 // `app.authenticate`): what it leaves on the request (request.user read as JWT claims, or a custom
 // caller) becomes ctx.auth, and its refusals get our challenge.
 import t from 'tap'
-import { Writable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { jwtVerify } from 'jose'
-import { build, modernRequest, rpc } from '../helpers/app.js'
-import { METADATA_URL, RESOURCE, SCOPES, bearer, startIssuer } from './helpers.js'
+import { build } from '../helpers/app.js'
+import { modernRequest, rpc } from '../helpers/requests.js'
+import { METADATA_URL, RESOURCE, SCOPES, bearer, startIssuer } from '../helpers/tokens.js'
+import { captureLog } from '../helpers/logs.js'
 
 const base = { resource: RESOURCE, authorizationServers: ['https://auth.example.com'] }
-
-function logLines (): { stream: Writable, lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = []
-  return { lines, stream: new Writable({ write (chunk, _enc, done) { lines.push(JSON.parse(chunk.toString())); done() } }) }
-}
 
 /** A hook shaped like @fastify/jwt's: `request.jwtVerify()` then `request.user`. */
 function jwtLike (jwks: (token: string) => Promise<Record<string, unknown>>) {
@@ -83,7 +79,7 @@ t.test('authenticate: a callback hook, a custom caller, and a hook that answers 
 })
 
 t.test('authenticate: a hook that sends its own 401 error still gets our challenge', async (t) => {
-  const { stream, lines } = logLines()
+  const { logger, lines } = captureLog({ level: 'info' })
   const app = await build({
     auth: {
       ...base,
@@ -96,7 +92,7 @@ t.test('authenticate: a hook that sends its own 401 error still gets our challen
         (request as unknown as { user: unknown }).user = { sub: 'gus', scope: 'a' }
       }
     }
-  }, { logger: { level: 'info', stream } })
+  }, { logger })
   app.registerTool({ name: 'me', execute: (_args, ctx) => ctx.auth!.subject })
   t.equal(rpc(await app.inject(modernRequest('tools/call', { name: 'me', arguments: {} }, bearer('good')))).result.content[0].text, 'gus')
   const bad = await app.inject(modernRequest('tools/call', { name: 'me', arguments: {} }, bearer('bad')))

@@ -3,8 +3,9 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import sake, { Type, definePrompt } from '../../lib/index.js'
-import { build, modernRequest, rpc } from '../helpers/app.js'
-import { RESOURCE, SCOPES, authApp, startIssuer } from './helpers.js'
+import { build } from '../helpers/app.js'
+import { modernRequest, rpc } from '../helpers/requests.js'
+import { RESOURCE, SCOPES, authApp, startIssuer } from '../helpers/tokens.js'
 
 t.test('the metadata document, at both well-known paths, without a token', async (t) => {
   const issuer = await startIssuer(t)

@@ -4,10 +4,11 @@
 // answer becomes ctx.auth once it is checked.
 import t from 'tap'
 import Fastify from 'fastify'
-import { Writable } from 'node:stream'
 import { SignJWT, base64url } from 'jose'
-import { build, modernRequest, rpc } from '../helpers/app.js'
-import { METADATA_URL, RESOURCE, SCOPES, authApp, bearer, startIssuer } from './helpers.js'
+import { build, listen, portOf } from '../helpers/app.js'
+import { modernRequest, rpc } from '../helpers/requests.js'
+import { METADATA_URL, RESOURCE, SCOPES, authApp, bearer, startIssuer } from '../helpers/tokens.js'
+import { captureLog } from '../helpers/logs.js'
 
 const INVALID = `Bearer error="invalid_token", error_description="The access token is invalid", resource_metadata="${METADATA_URL}"`
 
@@ -76,11 +77,10 @@ t.test('every bad token gets the same 401 invalid_token; the client never learns
 
 t.test('the log names the failed check at info level, never at error', async (t) => {
   const issuer = await startIssuer(t)
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({ write (chunk, _enc, done) { lines.push(JSON.parse(chunk.toString())); done() } })
+  const { logger, lines } = captureLog({ level: 'info' })
   const logged = await build({
     auth: { resource: RESOURCE, authorizationServers: [issuer.issuer], jwks: issuer.jwks }
-  }, { logger: { level: 'info', stream } })
+  }, { logger })
   logged.registerTool({ name: 'open', execute: () => 'ok' })
   const now = Math.floor(Date.now() / 1000)
   const cases: Array<[string, RegExp]> = [
@@ -135,12 +135,10 @@ t.test('a JWKS that cannot be fetched is 503, not a 401 that would send clients 
   const issuer = await startIssuer(t)
   const down = Fastify()
   down.get('/jwks.json', async (_request, reply) => reply.code(500).send('down'))
-  await down.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => down.close())
-  const { port } = down.server.address() as { port: number }
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({ write (chunk, _enc, done) { lines.push(JSON.parse(chunk.toString())); done() } })
-  const app = await build({ auth: { resource: RESOURCE, authorizationServers: [issuer.issuer], jwks: `http://127.0.0.1:${port}/jwks.json` } }, { logger: { level: 'info', stream } })
+  await listen(t, down)
+  const port = portOf(down)
+  const { logger, lines } = captureLog({ level: 'info' })
+  const app = await build({ auth: { resource: RESOURCE, authorizationServers: [issuer.issuer], jwks: `http://127.0.0.1:${port}/jwks.json` } }, { logger })
   const res = await app.inject(modernRequest('tools/list', {}, bearer(await issuer.sign())))
   t.equal(res.statusCode, 503)
   t.equal(res.headers['www-authenticate'], undefined)
@@ -154,11 +152,6 @@ t.test('a JWKS that cannot be fetched is 503, not a 401 that would send clients 
 
 t.test('a verify function of the user\'s own (was the verify subtests of auth/verify)', async (t) => {
   const base = { resource: RESOURCE, authorizationServers: ['https://auth.example.com'] }
-
-  function logLines (): { stream: Writable, lines: Array<Record<string, unknown>> } {
-    const lines: Array<Record<string, unknown>> = []
-    return { lines, stream: new Writable({ write (chunk, _enc, done) { lines.push(JSON.parse(chunk.toString())); done() } }) }
-  }
 
   /** Opaque tokens: a map, as an introspection endpoint would answer. */
   const tokens = new Map<string, unknown>([
@@ -178,7 +171,7 @@ t.test('a verify function of the user\'s own (was the verify subtests of auth/ve
 
   t.test('verify: any verifier plugs in; what it returns becomes ctx.auth', async (t) => {
     const seen: Array<{ token: string, url: string }> = []
-    const { stream, lines } = logLines()
+    const { logger, lines } = captureLog({ level: 'info' })
     const app = await build({
       scopes: SCOPES,
       auth: {
@@ -189,7 +182,7 @@ t.test('a verify function of the user\'s own (was the verify subtests of auth/ve
           return tokens.get(token) as never
         }
       }
-    }, { logger: { level: 'info', stream } })
+    }, { logger })
     app.registerTool({ name: 'me', scope: 'issues:read', execute: (_args, ctx) => JSON.stringify(ctx.auth) })
     app.registerTool({ name: 'write', scope: 'issues:write', execute: () => 'written' })
     const call = (token: string, name = 'me') => app.inject(modernRequest('tools/call', { name, arguments: {} }, bearer(token)))

@@ -9,7 +9,8 @@
 import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { compileTool, StringEnum, type ToolDefinition } from '../../lib/define/tool.js'
-import { build, modernRequest, rpc } from '../helpers/app.js'
+import { build } from '../helpers/app.js'
+import { modernRequest, rpc } from '../helpers/requests.js'
 
 const execute = (): string => 'ok'
 

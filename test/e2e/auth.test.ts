@@ -2,24 +2,13 @@
 // the 401 challenge to the metadata document and retries with a token; the 2025 SDK client works
 // with a token and is refused without one.
 import t, { type Test } from 'tap'
-import { createServer } from 'node:net'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
-import { SCOPES, startIssuer, type Issuer } from '../auth/helpers.js'
+import { build, freePort, listen } from '../helpers/app.js'
+import { SCOPES, startIssuer, type Issuer } from '../helpers/tokens.js'
+import { legacyClient, modernClient } from '../helpers/clients.js'
 
-/** A free port, so the resource URI (which tokens are issued for) is known before the app is built. */
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
+/** The app with auth on, listening on a port chosen first: the resource URI tokens are issued for names it. */
 async function serve (t: Test, issuer: Issuer): Promise<{ app: FastifyInstance, url: URL }> {
   const port = await freePort()
   const url = new URL(`http://127.0.0.1:${port}/mcp`)
@@ -28,8 +17,7 @@ async function serve (t: Test, issuer: Issuer): Promise<{ app: FastifyInstance, 
   const app = await build({ scopes: SCOPES, auth: { resource: url.href, authorizationServers: [issuer.issuer], jwks: issuer.jwks, metadata } })
   app.registerTool({ name: 'whoami', scope: 'issues:read', execute: (_args, ctx) => `${ctx.auth!.subject} (${ctx.era})` })
   app.registerTool({ name: 'close_issue', scope: 'issues:write', args: { id: Type.Integer() }, execute: ({ id }) => `closed ${id}` })
-  await app.listen({ host: '127.0.0.1', port })
-  t.teardown(() => app.close())
+  await listen(t, app, { port })
   return { app, url }
 }
 
@@ -39,21 +27,21 @@ t.test('2026-07-28 client: 401, follows resource_metadata, gets a token, retries
   let token: string | undefined
   const challenges: string[] = []
   let metadata: any
-  const client = new ModernClient({ name: 'pin', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect(new ModernTransport(url, {
-    authProvider: {
-      token: async () => token,
-      onUnauthorized: async ({ response, fetchFn }) => {
-        const header = response.headers.get('www-authenticate')!
-        challenges.push(header)
-        const where = /resource_metadata="([^"]+)"/.exec(header)![1]
-        metadata = await (await fetchFn(where)).json()
-        // a real client would now run OAuth against metadata.authorization_servers[0]
-        token = await issuer.sign({ sub: 'modern-user', aud: metadata.resource, iss: metadata.authorization_servers[0], scope: /scope="([^"]+)"/.exec(header)?.[1] ?? metadata.scopes_supported.join(' ') })
+  const { client } = await modernClient(t, url, { name: 'pin', version: '1' }, {
+    transport: {
+      authProvider: {
+        token: async () => token,
+        onUnauthorized: async ({ response, fetchFn }) => {
+          const header = response.headers.get('www-authenticate')!
+          challenges.push(header)
+          const where = /resource_metadata="([^"]+)"/.exec(header)![1]
+          metadata = await (await fetchFn(where)).json()
+          // a real client would now run OAuth against metadata.authorization_servers[0]
+          token = await issuer.sign({ sub: 'modern-user', aud: metadata.resource, iss: metadata.authorization_servers[0], scope: /scope="([^"]+)"/.exec(header)?.[1] ?? metadata.scopes_supported.join(' ') })
+        }
       }
     }
-  }))
-  t.teardown(() => client.close())
+  })
   const result = await client.callTool({ name: 'whoami', arguments: {} })
   t.same(result.content, [{ type: 'text', text: 'modern-user (modern)' }])
   t.equal(challenges.length, 1, 'one challenge, then the token works')
@@ -66,24 +54,20 @@ t.test('2026-07-28 client: 401, follows resource_metadata, gets a token, retries
 t.test('2026-07-28 client without a way to get a token: connecting fails with the 401', async (t) => {
   const issuer = await startIssuer(t)
   const { url } = await serve(t, issuer)
-  const client = new ModernClient({ name: 'pin', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await t.rejects(client.connect(new ModernTransport(url)), { code: 'CLIENT_HTTP_AUTHENTICATION', data: { status: 401 }, message: /the server requires authorization \(HTTP 401\)/ })
+  await t.rejects(modernClient(t, url, { name: 'pin', version: '1' }), { code: 'CLIENT_HTTP_AUTHENTICATION', data: { status: 401 }, message: /the server requires authorization \(HTTP 401\)/ })
 })
 
 t.test('2025 SDK client: a session with a token; without one, the 401', async (t) => {
   const issuer = await startIssuer(t)
   const { url } = await serve(t, issuer)
   const token = await issuer.sign({ sub: 'legacy-user', aud: url.href })
-  const client = new LegacyClient({ name: 'legacy', version: '1' })
-  await client.connect(new LegacyTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
-  t.teardown(() => client.close())
+  const { client } = await legacyClient(t, url, { name: 'legacy', version: '1' }, { transport: { requestInit: { headers: { authorization: `Bearer ${token}` } } } })
   const result = await client.callTool({ name: 'whoami', arguments: {} })
   t.same(result.content, [{ type: 'text', text: 'legacy-user (legacy)' }])
   const tools = await client.listTools()
   t.same(tools.tools.map((tool) => tool.name), ['close_issue', 'whoami'])
 
-  const anonymous = new LegacyClient({ name: 'anonymous', version: '1' })
-  const failed = await anonymous.connect(new LegacyTransport(url)).then(() => undefined, (err: { code?: number, message: string }) => err)
+  const failed = await legacyClient(t, url, { name: 'anonymous', version: '1' }).then(() => undefined, (err: { code?: number, message: string }) => err)
   t.ok(failed, 'connect is refused')
   t.equal(failed!.code, 401)
   t.match(failed!.message, /Unauthorized: this MCP server needs an OAuth access token/)

@@ -1,12 +1,10 @@
 // Real clients against the plugin in this process, on a real port: every era and version a
 // client can reach us with, and the client-side recovery paths the spec relies on.
 import t, { type Test } from 'tap'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FastifyInstance } from 'fastify'
 import { Type, ToolError } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
+import { build, listen } from '../helpers/app.js'
+import { legacyClient, modernClient } from '../helpers/clients.js'
 
 interface Seen { method: string, headers: Record<string, string | string[] | undefined>, body: any }
 
@@ -37,17 +35,12 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, seen: 
       throw new Error('secret database password in stack')
     }
   })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as { port: number }
-  return { app, url: new URL(`http://127.0.0.1:${port}/mcp`), seen }
+  return { app, url: new URL(await listen(t, app)), seen }
 }
 
 t.test('modern client in auto mode probes with server/discover and stays modern', async (t) => {
   const { url, seen } = await serve(t)
-  const client = new ModernClient({ name: 'auto', version: '1' }, { versionNegotiation: { mode: 'auto' } })
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'auto', version: '1' }, { options: { versionNegotiation: { mode: 'auto' } } })
   t.equal(client.getProtocolEra(), 'modern')
   t.equal(seen[0].body.method, 'server/discover')
   t.equal(client.getDiscoverResult()?.instructions, 'Test tools.')
@@ -56,9 +49,7 @@ t.test('modern client in auto mode probes with server/discover and stays modern'
 
 t.test('modern client recovers from a header mismatch by listing and retrying', async (t) => {
   const { url, seen } = await serve(t)
-  const client = new ModernClient({ name: 'pin', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'pin', version: '1' })
   // no tools/list yet: the client cannot know about Mcp-Param-Precision, so the first POST lacks it
   const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 1.25, precision: 1 } })
   t.same(result.structuredContent, { sum: 2.3 })
@@ -69,9 +60,7 @@ t.test('modern client recovers from a header mismatch by listing and retrying', 
 
 t.test('tool errors reach the modern client as isError results, internals never', async (t) => {
   const { url } = await serve(t)
-  const client = new ModernClient({ name: 'pin', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'pin', version: '1' })
   const told = await client.callTool({ name: 'fail', arguments: { how: 'tool' } })
   t.same(told, { content: [{ type: 'text', text: 'the tool said no' }], isError: true, _meta: told._meta })
   const crashed = await client.callTool({ name: 'fail', arguments: { how: 'crash' } })
@@ -82,10 +71,7 @@ t.test('tool errors reach the modern client as isError results, internals never'
 
 t.test('the same client in legacy mode opens a 2025-11-25 session', async (t) => {
   const { url, seen } = await serve(t)
-  const client = new ModernClient({ name: 'legacy-v2', version: '1' })
-  const transport = new ModernTransport(url)
-  await client.connect(transport)
-  t.teardown(() => client.close())
+  const { client, transport } = await modernClient(t, url, { name: 'legacy-v2', version: '1' }, { pin: false })
   t.equal(client.getProtocolEra(), 'legacy')
   t.equal(client.getNegotiatedProtocolVersion(), '2025-11-25')
   t.ok(transport.sessionId, 'the server issued a session')
@@ -97,9 +83,7 @@ t.test('the same client in legacy mode opens a 2025-11-25 session', async (t) =>
 
 t.test('a 2025-06-18 client gets its own version back', async (t) => {
   const { url, seen } = await serve(t)
-  const client = new ModernClient({ name: 'v0618', version: '1' }, { supportedProtocolVersions: ['2025-06-18'] })
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'v0618', version: '1' }, { pin: false, options: { supportedProtocolVersions: ['2025-06-18'] } })
   t.equal(client.getNegotiatedProtocolVersion(), '2025-06-18')
   const { tools } = await client.listTools()
   t.same(tools.map((tool) => tool.name), ['add', 'fail'])
@@ -119,10 +103,7 @@ t.test('a 2025-03-26 client (v1 SDK) works without the version header rule', asy
     }
     return fetch(input, init)
   }
-  const client = new LegacyClient({ name: 'v0326', version: '1' })
-  const transport = new LegacyTransport(url, { fetch: olderFetch })
-  await client.connect(transport)
-  t.teardown(() => client.close())
+  const { client, transport } = await legacyClient(t, url, { name: 'v0326', version: '1' }, { transport: { fetch: olderFetch } })
   t.equal(transport.protocolVersion, '2025-03-26')
   const result = await client.callTool({ name: 'add', arguments: { a: 40, b: 2 } })
   t.same(result.content, [{ type: 'text', text: '{"sum":42}' }])
@@ -131,12 +112,8 @@ t.test('a 2025-03-26 client (v1 SDK) works without the version header rule', asy
 
 t.test('v1 client: GET stream refused politely, unknown tool is a JSON-RPC error', async (t) => {
   const { url, seen } = await serve(t)
-  const client = new LegacyClient({ name: 'v1', version: '1' })
   const errors: Error[] = []
-  client.onerror = (err) => { errors.push(err) }
-  const transport = new LegacyTransport(url)
-  await client.connect(transport)
-  t.teardown(() => client.close())
+  const { client } = await legacyClient(t, url, { name: 'v1', version: '1' }, { setup: (client) => { client.onerror = (err) => { errors.push(err) } } })
   await t.rejects(client.callTool({ name: 'nope', arguments: {} }), /Unknown tool: nope/)
   const crashed = await client.callTool({ name: 'fail', arguments: { how: 'crash' } })
   t.equal(crashed.isError, true)

@@ -1,10 +1,7 @@
 // The example server with AUTH=1, as its own process: the acceptance checks (no token: 401 naming
 // the metadata; the metadata lists scopes_supported), then both real clients with its sample token.
 import t from 'tap'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { startExample, type Running } from '../helpers/example.js'
+import { endSession, legacyClient, modernClient, startExample, type Running } from '../helpers/clients.js'
 
 let server: Running
 let token: string
@@ -33,9 +30,7 @@ t.test('without a token: 401 naming the metadata, which lists scopes_supported',
 })
 
 t.test('2026-07-28 client with the sample token: scoped tools, step-up passes, the admin scope is asked for', async (t) => {
-  const client = new ModernClient({ name: 'modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect(new ModernTransport(server.url, { authProvider: { token: async () => token } }))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, server.url, { name: 'modern', version: '1' }, { transport: { authProvider: { token: async () => token } } })
   const { tools } = await client.listTools()
   t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'create_issue', 'delete_issue', 'echo', 'greet', 'list_issues'])
   const created = await client.callTool({ name: 'create_issue', arguments: { title: 'From the test' } })
@@ -45,14 +40,13 @@ t.test('2026-07-28 client with the sample token: scoped tools, step-up passes, t
 })
 
 t.test('2025 SDK client with the sample token', async (t) => {
-  const client = new LegacyClient({ name: 'legacy', version: '1' })
-  const transport = new LegacyTransport(server.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } })
-  await client.connect(transport)
+  // the test ends the session itself (DELETE, then close), below
+  const { client, transport } = await legacyClient(t, server.url, { name: 'legacy', version: '1' }, { transport: { requestInit: { headers: { authorization: `Bearer ${token}` } } }, close: false })
   const listed = await client.callTool({ name: 'list_issues', arguments: {} })
   t.match(JSON.parse((listed.content as Array<{ text: string }>)[0].text), [{ id: 1, title: 'Example issue' }])
   const add = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })
   t.same(add.structuredContent, { sum: 3 }, 'the unscoped example tools work as before')
-  await transport.terminateSession()
+  await endSession(transport)
   t.equal(transport.sessionId, undefined, 'DELETE, with the token, ended the session')
   await client.close()
 })

@@ -1,21 +1,18 @@
 // The acceptance path: the example server started as its own process, driven by the two real
 // clients over a real port, one per protocol era.
 import t from 'tap'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { startExample, type Running } from '../helpers/example.js'
+import { endSession, legacyClient, modernClient, startExample, type Running } from '../helpers/clients.js'
 
 let server: Running
 t.before(async () => { server = await startExample() })
 t.teardown(async () => server.stop())
 
 t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', async (t) => {
-  const client = new ModernClient({ name: 'modern-test', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Modern' } }))
-  await client.connect(new ModernTransport(server.url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, server.url, { name: 'modern-test', version: '1.0.0' }, {
+    options: { capabilities: { elicitation: {} } },
+    setup: (client) => client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Modern' } }))
+  })
   t.equal(client.getProtocolEra(), 'modern')
   t.equal(client.getNegotiatedProtocolVersion(), '2026-07-28')
   t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
@@ -47,10 +44,12 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
 })
 
 t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example server', async (t) => {
-  const client = new LegacyClient({ name: 'legacy-test', version: '1.0.0' }, { capabilities: { elicitation: {} } })
-  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Legacy' } }))
-  const transport = new LegacyTransport(server.url)
-  await client.connect(transport)
+  // the test ends the session itself (DELETE, then close), below
+  const { client, transport } = await legacyClient(t, server.url, { name: 'legacy-test', version: '1.0.0' }, {
+    options: { capabilities: { elicitation: {} } },
+    setup: (client) => client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Legacy' } })),
+    close: false
+  })
   t.match(transport.sessionId, /^[\x21-\x7E]{16,}$/, 'a session id of visible ASCII')
   t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
   t.equal(transport.protocolVersion, '2025-11-25')
@@ -66,7 +65,7 @@ t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example
   const greeted = await client.callTool({ name: 'greet', arguments: {} })
   t.same(greeted.content, [{ type: 'text', text: 'Hello, Legacy!' }], 'asked for a name with elicitation/create on the stream')
 
-  await transport.terminateSession()
+  await endSession(transport)
   t.equal(transport.sessionId, undefined, 'DELETE ended the session')
   await client.close()
 })

@@ -2,11 +2,9 @@
 // and the v1 SDK client, each listing and reading resources (fixed, templated, binary), listing
 // and getting prompts, and completing a prompt argument and a template variable.
 import t, { type Test } from 'tap'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Type, StringEnum, userMessage, assistantMessage } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
+import { build, listen } from '../helpers/app.js'
+import { legacyClient, modernClient } from '../helpers/clients.js'
 
 const LANGUAGES = ['python', 'perl', 'php', 'typescript']
 
@@ -30,10 +28,7 @@ async function serve (t: Test): Promise<URL> {
     }),
     complete: (_arg, partial) => LANGUAGES.filter((l) => l.startsWith(partial))
   })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as { port: number }
-  return new URL(`http://127.0.0.1:${port}/mcp`)
+  return new URL(await listen(t, app))
 }
 
 interface AnyClient {
@@ -89,9 +84,7 @@ async function exercise (t: Test, client: AnyClient, era: 'modern' | 'legacy', n
 
 t.test('v2 client pinned to 2026-07-28', async (t) => {
   const url = await serve(t)
-  const client = new ModernClient({ name: 'pin', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'pin', version: '1' })
   t.equal(client.getProtocolEra(), 'modern')
   const capabilities = client.getServerCapabilities()
   t.match(capabilities, { resources: {}, prompts: {}, completions: {} })
@@ -100,18 +93,14 @@ t.test('v2 client pinned to 2026-07-28', async (t) => {
 
 t.test('v2 client in its default (2025-11-25 session) mode', async (t) => {
   const url = await serve(t)
-  const client = new ModernClient({ name: 'legacy-v2', version: '1' })
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'legacy-v2', version: '1' }, { pin: false })
   t.equal(client.getProtocolEra(), 'legacy')
   await exercise(t, client as unknown as AnyClient, 'legacy', -32602)
 })
 
 t.test('v1 SDK client', async (t) => {
   const url = await serve(t)
-  const client = new V1Client({ name: 'v1', version: '1' })
-  await client.connect(new V1Transport(url))
-  t.teardown(() => client.close())
+  const { client } = await legacyClient(t, url, { name: 'v1', version: '1' })
   t.match(client.getServerCapabilities(), { resources: {}, prompts: {}, completions: {} })
   await exercise(t, client as unknown as AnyClient, 'legacy', -32002)
 })

@@ -2,13 +2,11 @@
 // 2026-07-28 client answers input_required rounds through its handlers and retries; the v1 client
 // answers elicitation/create (and the others) sent on the call's stream. Same handler code for both.
 import t, { type Test } from 'tap'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
 import { Type, definePrompt, toolError } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
+import { build, listen } from '../helpers/app.js'
+import { legacyClient, modernClient } from '../helpers/clients.js'
 
 type Answer = { action: 'accept', content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' }
 
@@ -66,44 +64,46 @@ async function serve (t: Test): Promise<Served> {
       return topic.action === 'accept' ? `Write a brief on ${topic.content.topic}.` : 'Write a brief.'
     }
   }))
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as { port: number }
-  return { app, url: new URL(`http://127.0.0.1:${port}/mcp`), bodies }
+  return { app, url: new URL(await listen(t, app)), bodies }
 }
 
 function textOf (result: any): string {
   return result.content[0].text
 }
 
-/** A 2026-07-28 client declaring elicitation, sampling and roots, answering with `answers`. */
-async function modernClient (t: Test, url: URL, elicit: (params: any) => Answer, capabilities: Record<string, unknown> = { elicitation: {}, sampling: {}, roots: {} }): Promise<ModernClient> {
-  const client = new ModernClient({ name: 'modern-input', version: '1' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  if (capabilities.elicitation !== undefined) client.setRequestHandler('elicitation/create', async (request) => elicit(request.params) as any)
-  if (capabilities.sampling !== undefined) {
-    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'Paris' } }))
-  }
-  if (capabilities.roots !== undefined) client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }))
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+/** A 2026-07-28 client declaring elicitation, sampling and roots (or `capabilities`), answering elicitation with `elicit`. */
+async function askedModern (t: Test, url: URL, elicit: (params: any) => Answer, capabilities: Record<string, unknown> = { elicitation: {}, sampling: {}, roots: {} }) {
+  const { client } = await modernClient(t, url, { name: 'modern-input', version: '1' }, {
+    options: { capabilities },
+    setup: (client) => {
+      if (capabilities.elicitation !== undefined) client.setRequestHandler('elicitation/create', async (request) => elicit(request.params) as any)
+      if (capabilities.sampling !== undefined) {
+        client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'Paris' } }))
+      }
+      if (capabilities.roots !== undefined) client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }))
+    }
+  })
   return client
 }
 
-async function legacyClient (t: Test, url: URL, elicit: (params: any) => Answer, capabilities: Record<string, unknown> = { elicitation: {}, sampling: {}, roots: {} }): Promise<LegacyClient> {
-  const client = new LegacyClient({ name: 'legacy-input', version: '1' }, { capabilities })
-  if (capabilities.elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params) as any)
-  if (capabilities.sampling !== undefined) {
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'Paris' } }))
-  }
-  if (capabilities.roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }))
-  await client.connect(new LegacyTransport(url))
-  t.teardown(() => client.close())
+/** The same for the v1 client. */
+async function askedLegacy (t: Test, url: URL, elicit: (params: any) => Answer, capabilities: Record<string, unknown> = { elicitation: {}, sampling: {}, roots: {} }) {
+  const { client } = await legacyClient(t, url, { name: 'legacy-input', version: '1' }, {
+    options: { capabilities },
+    setup: (client) => {
+      if (capabilities.elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params) as any)
+      if (capabilities.sampling !== undefined) {
+        client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'Paris' } }))
+      }
+      if (capabilities.roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }))
+    }
+  })
   return client
 }
 
 const eras = [
-  { era: '2026-07-28 client (multi round-trip requests)', connect: modernClient },
-  { era: 'v1 client (2025-11-25 session, requests on the stream)', connect: legacyClient }
+  { era: '2026-07-28 client (multi round-trip requests)', connect: askedModern },
+  { era: 'v1 client (2025-11-25 session, requests on the stream)', connect: askedLegacy }
 ]
 
 for (const { era, connect } of eras) {

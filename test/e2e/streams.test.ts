@@ -1,14 +1,11 @@
 // Real clients over a real port: progress and log messages in both eras, a 2025-11-25 stream
 // resumed with GET + Last-Event-ID, and list changes on the GET stream and on subscriptions/listen.
 import t, { type Test } from 'tap'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
-import { listen, sleep } from '../streams/helpers.js'
+import { build, listen, sleep, until } from '../helpers/app.js'
+import { legacyClient, modernClient } from '../helpers/clients.js'
 
 async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: Array<Record<string, unknown>> }> {
   const app = await build({ keepAlive: 0 })
@@ -23,7 +20,7 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: 
         ctx.progress(i, n, `item ${i}`)
         if (poll === true && i === 1) {
           ctx.closeStream(10) // SEP-1699: the client comes back with GET + Last-Event-ID
-          await sleep(60)
+          await until(() => gets.some((h) => typeof h['last-event-id'] === 'string'), { step: 10, tries: 6 })
         }
       }
       ctx.notify('debug', 'finished')
@@ -36,9 +33,7 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: 
 
 t.test('v1 client (2025-11-25): setLoggingLevel, log messages and progress on the call stream', async (t) => {
   const { url } = await serve(t)
-  const client = new LegacyClient({ name: 'v1', version: '1' })
-  await client.connect(new LegacyTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await legacyClient(t, url, { name: 'v1', version: '1' })
   const logs: unknown[] = []
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params) })
   t.same(await client.setLoggingLevel('info'), {})
@@ -51,9 +46,7 @@ t.test('v1 client (2025-11-25): setLoggingLevel, log messages and progress on th
 
 t.test('v1 client: a stream closed by ctx.closeStream resumes with GET + Last-Event-ID', async (t) => {
   const { url, gets } = await serve(t)
-  const client = new LegacyClient({ name: 'v1', version: '1' })
-  await client.connect(new LegacyTransport(url, { reconnectionOptions: { initialReconnectionDelay: 10, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1, maxRetries: 3 } }))
-  t.teardown(() => client.close())
+  const { client } = await legacyClient(t, url, { name: 'v1', version: '1' }, { transport: { reconnectionOptions: { initialReconnectionDelay: 10, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1, maxRetries: 3 } } })
   const progress: number[] = []
   const result = await client.callTool({ name: 'index', arguments: { n: 3, poll: true } }, undefined, { onprogress: (p) => progress.push(p.progress) })
   t.same(result.content, [{ type: 'text', text: 'indexed 3' }], 'the result arrived on the resumed stream')
@@ -63,9 +56,7 @@ t.test('v1 client: a stream closed by ctx.closeStream resumes with GET + Last-Ev
 
 t.test('v1 client: list changes and subscribed resource updates on the GET stream', async (t) => {
   const { app, url } = await serve(t)
-  const client = new LegacyClient({ name: 'v1', version: '1' })
-  await client.connect(new LegacyTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await legacyClient(t, url, { name: 'v1', version: '1' })
   const seen: string[] = []
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => { seen.push('tools') })
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { seen.push(n.params.uri) })
@@ -74,20 +65,18 @@ t.test('v1 client: list changes and subscribed resource updates on the GET strea
   await app.mcp.resourceUpdated('test://other')
   await app.mcp.resourceUpdated('test://watched')
   await app.mcp.listChanged('tools')
-  for (let i = 0; i < 50 && seen.length < 2; i++) await sleep(10)
+  await until(() => seen.length >= 2)
   t.same(seen, ['test://watched', 'tools'])
   await client.unsubscribeResource({ uri: 'test://watched' })
   await app.mcp.resourceUpdated('test://watched')
   await app.mcp.listChanged('tools')
-  for (let i = 0; i < 50 && seen.length < 3; i++) await sleep(10)
+  await until(() => seen.length >= 3)
   t.same(seen, ['test://watched', 'tools', 'tools'], 'no update after unsubscribing')
 })
 
 t.test('v2 client (2026-07-28): _meta logLevel and onprogress on the call stream', async (t) => {
   const { url } = await serve(t)
-  const client = new ModernClient({ name: 'v2', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'v2', version: '1' })
   t.same(client.getServerCapabilities()?.logging, {})
   const logs: unknown[] = []
   client.setNotificationHandler('notifications/message', (n: any) => { logs.push(n.params) })
@@ -108,15 +97,15 @@ t.test('v2 client (2026-07-28): _meta logLevel and onprogress on the call stream
 t.test('v2 client: the listChanged option auto-opens subscriptions/listen and receives tools list_changed', async (t) => {
   const { app, url } = await serve(t)
   const changed: unknown[] = []
-  const client = new ModernClient({ name: 'v2', version: '1' }, {
-    versionNegotiation: { mode: { pin: '2026-07-28' } },
-    listChanged: { tools: { onChanged: (error: unknown, tools: unknown) => { changed.push({ error, tools }) } } }
-  } as any)
-  await client.connect(new ModernTransport(url))
-  t.teardown(() => client.close())
+  const { client } = await modernClient(t, url, { name: 'v2', version: '1' }, {
+    options: {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      listChanged: { tools: { onChanged: (error: unknown, tools: unknown) => { changed.push({ error, tools }) } } }
+    } as any
+  })
   t.ok(client.autoOpenedSubscription, 'discover advertised tools.listChanged, so the client listens')
   await app.mcp.listChanged('tools')
-  for (let i = 0; i < 50 && changed.length === 0; i++) await sleep(10)
+  await until(() => changed.length > 0)
   t.equal(changed.length, 1)
   const [{ error, tools }] = changed as Array<{ error: unknown, tools: Array<{ name: string }> }>
   t.equal(error, null)

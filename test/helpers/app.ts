@@ -1,8 +1,8 @@
-// Shared test helpers: build an app with the plugin, and the headers/bodies of raw requests.
-import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+// The app under test and its life: build it, listen on a real port, check refused registrations, and wait (sleep, until, deferred).
+import { createServer } from 'node:net'
+import type { Test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
 import sake, { type SakeOptions } from '../../lib/index.js'
-
-export const MODERN = '2026-07-28'
 
 /** An app with fastify-sake registered (logger off unless given), not yet ready. */
 export async function build (options: Partial<SakeOptions> = {}, fastifyOptions: Record<string, unknown> = {}): Promise<FastifyInstance> {
@@ -11,68 +11,75 @@ export async function build (options: Partial<SakeOptions> = {}, fastifyOptions:
   return app
 }
 
-/** The `_meta` a 2026-07-28 client sends. */
-export function modernMeta (extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientCapabilities': {},
-    'io.modelcontextprotocol/clientInfo': { name: 'test-client', version: '0.0.1' },
-    ...extra
-  }
+export interface ListenOptions {
+  /** Address to listen on; default 127.0.0.1 ('::' for a dual-stack listener). */
+  host?: string
+  /** Port; default 0 (any free one). Give one from `freePort()` when the URL must be known before `build`. */
+  port?: number
+  /** Close the app at the end of `t` (default true); false when the test closes it itself. */
+  teardown?: boolean
 }
-
-let nextId = 1
 
 /**
- * A well-formed 2026-07-28 POST for `method`: body with `_meta`, and the MCP-Protocol-Version,
- * Mcp-Method and (for tools/call) Mcp-Name headers. `headers` are merged over (undefined deletes).
+ * Listens on a real port and returns the endpoint URL (`http://host:port/mcp`; an IPv6 host in
+ * brackets). The app closes when `t` ends unless `teardown: false`.
  */
-export function modernRequest (method: string, params: Record<string, unknown> = {}, headers: Record<string, string | undefined> = {}): InjectOptions {
-  const h: Record<string, string | undefined> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': MODERN,
-    'mcp-method': method
-  }
-  if (method === 'tools/call' && typeof params.name === 'string') h['mcp-name'] = params.name
-  for (const [k, v] of Object.entries(headers)) h[k] = v
-  for (const k of Object.keys(h)) if (h[k] === undefined) delete h[k]
-  return {
-    method: 'POST',
-    url: '/mcp',
-    headers: h as Record<string, string>,
-    payload: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: modernMeta(params._meta as Record<string, unknown> | undefined) } })
-  }
+export async function listen (t: Test, app: FastifyInstance, options: ListenOptions = {}): Promise<string> {
+  const { host = '127.0.0.1', port = 0, teardown = true } = options
+  await app.listen({ host, port })
+  if (teardown) t.teardown(() => app.close())
+  return `http://${host.includes(':') ? `[${host}]` : host}:${portOf(app)}/mcp`
 }
 
-/** Starts a 2025 session with `initialize` (and `notifications/initialized`) and returns its id. */
-export async function openSession (app: FastifyInstance, protocolVersion = '2025-11-25'): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }
-  })
-  const id = res.headers['mcp-session-id']
-  if (typeof id !== 'string') throw new Error(`initialize failed: ${res.statusCode} ${res.body}`)
-  await app.inject(legacyRequest(id, protocolVersion, { jsonrpc: '2.0', method: 'notifications/initialized' }))
-  return id
+/** The port a listening app is bound to. */
+export function portOf (app: FastifyInstance): number {
+  return (app.server.address() as { port: number }).port
 }
 
-/** A POST on a 2025 session. */
-export function legacyRequest (sessionId: string, protocolVersion: string, body: unknown, headers: Record<string, string | undefined> = {}): InjectOptions {
-  const h: Record<string, string | undefined> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-session-id': sessionId,
-    'mcp-protocol-version': protocolVersion,
-    ...headers
+/** A free port on 127.0.0.1, so a URL (a resource URI tokens are issued for) is known before the app is built. */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/**
+ * Asserts that registering the plugin with exactly `options` (no defaults merged in) fails with
+ * SAKE_ERR_INVALID_OPTION and `message`; `what` names the assertion (default: the message).
+ */
+export async function refusesRegister (t: Test, options: unknown, message: RegExp | string, what?: string): Promise<void> {
+  const app = Fastify({ logger: false })
+  await t.rejects(async () => { await app.register(sake, options as any) }, { code: 'SAKE_ERR_INVALID_OPTION', name: 'SakeOptionError', message }, what ?? String(message))
+  await app.close()
+}
+
+/** Resolves after `ms` milliseconds of real time. */
+export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Polls `condition` every `step` ms (default 10), at most `tries` times (default 50), and resolves
+ * as soon as it holds: true, or false once the tries ran out (the assertion after it then fails).
+ */
+export async function until (condition: () => boolean, options: { step?: number, tries?: number } = {}): Promise<boolean> {
+  const { step = 10, tries = 50 } = options
+  for (let i = 0; i < tries; i++) {
+    if (condition()) return true
+    await sleep(step)
   }
-  for (const k of Object.keys(h)) if (h[k] === undefined) delete h[k]
-  return { method: 'POST', url: '/mcp', headers: h as Record<string, string>, payload: JSON.stringify(body) }
+  return condition()
 }
 
-/** The parsed JSON-RPC body of a response. */
-export function rpc (res: LightMyRequestResponse): { id?: unknown, result?: any, error?: { code: number, message: string, data?: any } } {
-  return JSON.parse(res.body)
+export interface Deferred<T = void> {
+  promise: Promise<T>
+  resolve: (value: T) => void
+  reject: (reason: unknown) => void
+}
+
+/** A promise with its resolve and reject at hand: a gate a test opens when it is ready. */
+export function deferred<T = void> (): Deferred<T> {
+  const gate = {} as Deferred<T>
+  gate.promise = new Promise<T>((resolve, reject) => { gate.resolve = resolve; gate.reject = reject })
+  return gate
 }

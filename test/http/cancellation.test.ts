@@ -1,8 +1,8 @@
 // notifications/cancelled in 2025 sessions: the client stops a request it sent earlier.
 import t from 'tap'
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { build, openSession, legacyRequest } from '../helpers/app.js'
+import { build, listen, sleep } from '../helpers/app.js'
+import { openSession, sessionPost } from '../helpers/requests.js'
+import { legacyClient } from '../helpers/clients.js'
 import { Cancellations } from '../../lib/http/cancellation.js'
 
 function waitForAbort (signal: AbortSignal): Promise<string> {
@@ -22,12 +22,7 @@ t.test('a real 2025 client timing out a call aborts the tool\'s signal', async (
       return aborted
     }
   })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as { port: number }
-  const client = new LegacyClient({ name: 'v1', version: '1' })
-  await client.connect(new LegacyTransport(new URL(`http://127.0.0.1:${port}/mcp`)))
-  t.teardown(() => client.close())
+  const { client } = await legacyClient(t, new URL(await listen(t, app)), { name: 'v1', version: '1' })
   // the v1 client sends notifications/cancelled when its own timeout fires
   await t.rejects(client.callTool({ name: 'wait', arguments: {} }, undefined, { timeout: 200 }), /timed out/i)
   t.match(await aborted!, /^cancelled by the client/, 'the tool saw the cancellation')
@@ -46,18 +41,18 @@ t.test('cancelling over inject: the right call, ids kept apart, nothing left beh
   await app.ready()
   t.teardown(() => app.close())
   const session = await openSession(app)
-  const call = app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait', arguments: {} } }))
+  const call = app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait', arguments: {} } }))
   await new Promise((resolve) => setImmediate(resolve))
   // a cancel for the id "1" (a string) is another request than 1
-  const other = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '1' } }))
+  const other = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '1' } }))
   t.equal(other.statusCode, 202)
   t.same(seen, [], 'the string id did not cancel the numeric one')
-  const cancel = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'user pressed stop' } }))
+  const cancel = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'user pressed stop' } }))
   t.equal(cancel.statusCode, 202)
   const res = await call
   t.equal(res.statusCode, 200)
   t.same(seen, ['cancelled by the client: user pressed stop'])
-  const bad = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { nope: true } } }))
+  const bad = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { nope: true } } }))
   t.equal(bad.statusCode, 202, 'a malformed cancel is dropped')
 })
 
@@ -93,12 +88,12 @@ t.test('a resumable (2025-11-25) streamed call outlives its socket but not a can
   await app.ready()
   t.teardown(() => app.close())
   const session = await openSession(app)
-  const call = app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'stream_wait', arguments: {} } }))
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } }))
+  const call = app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'stream_wait', arguments: {} } }))
+  await sleep(20)
+  await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } }))
   const res = await call
   t.match(res.body, /"text":"stopped"/)
   t.same(seen, ['cancelled by the client'])
-  const quick = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'stream_quick', arguments: {} } }))
+  const quick = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'stream_quick', arguments: {} } }))
   t.match(quick.body, /"text":"quick"/, 'a streamed call that never reads its signal registers nothing')
 })

@@ -4,8 +4,9 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../lib/index.js'
-import { build, openSession } from '../helpers/app.js'
-import { captureLog, modernCall, send, sessionPost } from '../helpers/http.js'
+import { build } from '../helpers/app.js'
+import { openSession, modernCall, send, sessionPost } from '../helpers/requests.js'
+import { captureLog } from '../helpers/logs.js'
 
 const log = captureLog()
 let app: FastifyInstance

@@ -3,8 +3,9 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../lib/index.js'
-import { build, openSession } from '../helpers/app.js'
-import { captureLog, post, send, sessionPost } from '../helpers/http.js'
+import { build } from '../helpers/app.js'
+import { openSession, post, send, sessionPost } from '../helpers/requests.js'
+import { captureLog } from '../helpers/logs.js'
 
 const log = captureLog()
 let app: FastifyInstance

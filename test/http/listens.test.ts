@@ -1,9 +1,10 @@
 // 2026-07-28 streams over a real port: subscriptions/listen, disconnects, host headers, keep-alive.
 import t from 'tap'
 import { request } from 'node:http'
-import { MemoryBus, Type } from '../../lib/index.js'
-import { build, modernRequest } from '../helpers/app.js'
-import { listen, modernPost, sleep } from '../streams/helpers.js'
+import { MemoryBus } from '../../lib/index.js'
+import { build, deferred, listen, sleep } from '../helpers/app.js'
+import { modernRequest } from '../helpers/requests.js'
+import { streamPost } from '../helpers/network.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 
@@ -11,7 +12,7 @@ t.test('subscriptions/listen: acknowledged first, then only what the filter opte
   const bus = new MemoryBus()
   const app = await build({ keepAlive: 0, bus })
   const url = await listen(t, app)
-  const stream = await modernPost(url, 'subscriptions/listen', {
+  const stream = await streamPost(url, 'subscriptions/listen', {
     notifications: { toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['test://a', 'test://a'], taskIds: ['t1'] }
   }, {}, 'sub-1')
   t.equal(stream.status, 200)
@@ -38,7 +39,7 @@ t.test('subscriptions/listen: acknowledged first, then only what the filter opte
 t.test('the server closing ends a listen with its complete response', async (t) => {
   const app = await build({ keepAlive: 0 })
   const url = await listen(t, app)
-  const stream = await modernPost(url, 'subscriptions/listen', { notifications: { resourcesListChanged: true } }, {}, 42)
+  const stream = await streamPost(url, 'subscriptions/listen', { notifications: { resourcesListChanged: true } }, {}, 42)
   await stream.message()
   await app.mcp.listChanged('resources')
   t.same(await stream.message(), { jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: { _meta: { [SUB]: 42 } } })
@@ -72,8 +73,7 @@ t.test('a bad listen filter is -32602; an Accept without event streams is 406', 
 t.test('a client that disconnects mid-stream aborts ctx.signal, and nothing more is written', async (t) => {
   const app = await build({ keepAlive: 0 })
   let writes = 0
-  let aborted: () => void
-  const abortedP = new Promise<void>((resolve) => { aborted = resolve })
+  const aborted = deferred()
   let after: boolean | undefined
   app.addHook('onRequest', async (_request, reply) => {
     const write = reply.raw.write.bind(reply.raw) as (...args: any[]) => boolean
@@ -84,7 +84,7 @@ t.test('a client that disconnects mid-stream aborts ctx.signal, and nothing more
     async execute (_args, ctx) {
       ctx.progress(1, 2)
       await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
-      aborted()
+      aborted.resolve()
       const before = writes
       ctx.progress(2, 2)
       ctx.notify('error', 'late')
@@ -105,31 +105,44 @@ t.test('a client that disconnects mid-stream aborts ctx.signal, and nothing more
     req.on('error', reject)
     req.end(body)
   })
-  await abortedP
+  await aborted.promise
   await sleep(20)
   t.equal(after, true, 'progress and log calls after the disconnect wrote nothing')
 })
 
 t.test('headers set by host hooks survive onto SSE answers; keep-alive comments are written', async (t) => {
+  // the keep-alive timers (every `keepAlive` ms, 10 here) are captured and fired by the test;
+  // every other interval (Node's own) runs as usual
+  const realSetInterval = globalThis.setInterval
+  const keepAlives: Array<() => void> = []
+  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number, ...args: unknown[]) => {
+    if (ms !== 10) return Reflect.apply(realSetInterval, globalThis, [fn, ms, ...args])
+    keepAlives.push(fn)
+    return realSetInterval(() => {}, 60_000).unref()
+  }) as typeof setInterval)
   const app = await build({ keepAlive: 10 })
   let later: { progress: (n: number) => void, notify: (level: 'error', data: unknown) => void, closeStream: () => void } | undefined
+  const working = deferred()
   app.addHook('onRequest', async (_request, reply) => { reply.header('access-control-allow-origin', 'https://app.example') })
   app.registerTool({
     name: 'wait',
     stream: true,
-    args: { ms: Type.Integer() },
-    async execute ({ ms }, ctx) {
+    async execute (_args, ctx) {
       ctx.closeStream(1) // not resumable in 2026-07-28: does nothing
-      await sleep(ms)
+      await working.promise
       later = ctx
       return 'ok'
     }
   })
   const url = await listen(t, app)
-  const stream = await modernPost(url, 'tools/call', { name: 'wait', arguments: { ms: 45 }, _meta: { 'io.modelcontextprotocol/logLevel': 'error' } })
+  const stream = await streamPost(url, 'tools/call', { name: 'wait', arguments: {}, _meta: { 'io.modelcontextprotocol/logLevel': 'error' } })
   t.equal(stream.headers.get('access-control-allow-origin'), 'https://app.example')
   t.equal(stream.headers.get('x-accel-buffering'), 'no')
   t.equal(stream.headers.get('cache-control'), 'no-cache')
+  // while the tool works, its stream's timer fires twice
+  keepAlives[0]()
+  keepAlives[0]()
+  working.resolve()
   const events = await stream.rest()
   t.ok(events.filter((e) => e.comment === 'keep-alive').length >= 2, 'keep-alive comments while the tool works')
   t.equal(JSON.parse(events.at(-1)!.data!).result.content[0].text, 'ok')
@@ -137,9 +150,10 @@ t.test('headers set by host hooks survive onto SSE answers; keep-alive comments 
   later!.progress(5)
   later!.notify('error', 'too late')
   later!.closeStream()
-  const listenStream = await modernPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+  const listenStream = await streamPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
   t.equal(listenStream.headers.get('access-control-allow-origin'), 'https://app.example', 'listen streams too')
   await listenStream.message()
+  keepAlives[1]()
   t.equal((await listenStream.next())!.comment, 'keep-alive')
   listenStream.close()
 })

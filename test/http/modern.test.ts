@@ -4,8 +4,9 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../lib/index.js'
-import { build, openSession } from '../helpers/app.js'
-import { MODERN, captureLog, modernCall, modernMeta, modernPost, post, send } from '../helpers/http.js'
+import { build } from '../helpers/app.js'
+import { openSession, MODERN, modernCall, modernMeta, modernPost, post, send } from '../helpers/requests.js'
+import { captureLog } from '../helpers/logs.js'
 
 const log = captureLog()
 let app: FastifyInstance

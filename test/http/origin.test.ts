@@ -5,49 +5,39 @@
 //   (inject's fake socket has no local address, so the loopback default never applies there);
 // - what registration accepts and refuses, with the messages, and the helpers the checks are built on.
 import t, { type Test } from 'tap'
-import { request as httpRequest } from 'node:http'
-import Fastify, { type FastifyInstance } from 'fastify'
-import sake from '../../lib/index.js'
+import type { FastifyInstance } from 'fastify'
 import { resolveOptions } from '../../lib/options.js'
 import { isLoopback, splitHost } from '../../lib/http/origin.js'
-import { build } from '../helpers/app.js'
-import { post, send } from '../helpers/http.js'
+import { build, listen, portOf, refusesRegister } from '../helpers/app.js'
+import { post, send } from '../helpers/requests.js'
+import { rawRequest } from '../helpers/network.js'
+import { captureLog } from '../helpers/logs.js'
 
 t.test('the default on loopback, over a real port (was origin/loopback)', async (t) => {
   const discover = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } })
 
-  interface Answer { status: number, body: any }
-
-  /** A raw POST with exactly the Host and Origin given (fetch would not let us set Host). */
-  async function raw (port: number, headers: Record<string, string>, address = '127.0.0.1', path = '/mcp', method = 'POST'): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest({
-        host: address,
-        port,
-        path,
-        method,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover', ...headers }
-      }, (res) => {
-        let text = ''
-        res.setEncoding('utf8')
-        res.on('data', (chunk: string) => { text += chunk })
-        res.on('end', () => resolve({ status: res.statusCode!, body: text === '' ? undefined : JSON.parse(text) }))
-      })
-      req.on('error', reject)
-      req.end(method === 'POST' ? discover : undefined)
+  /** A server/discover POST (or a bodiless `method`) with exactly the Host and Origin given. */
+  async function raw (port: number, headers: Record<string, string>, address = '127.0.0.1', path = '/mcp', method = 'POST'): Promise<{ status: number, body: any }> {
+    return rawRequest({
+      port,
+      address,
+      path,
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover', ...headers },
+      body: method === 'POST' ? discover : undefined
     })
   }
 
-  async function listening (options: Record<string, unknown> = {}, host = '127.0.0.1'): Promise<{ app: FastifyInstance, port: number }> {
+  /** An app with a /health route of the host's, listening on `host` until `t` ends. */
+  async function listening (t: Test, options: Record<string, unknown> = {}, host = '127.0.0.1'): Promise<{ app: FastifyInstance, port: number }> {
     const app = await build(options)
     app.get('/health', async () => ({ ok: true }))
-    await app.listen({ host, port: 0 })
-    return { app, port: (app.server.address() as { port: number }).port }
+    await listen(t, app, { host })
+    return { app, port: portOf(app) }
   }
 
   t.test('default on loopback: loopback Host names on any port pass', async (t) => {
-    const { app, port } = await listening()
-    t.teardown(() => app.close())
+    const { port } = await listening(t)
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'localhost', '[::1]:1234', 'LOCALHOST:9']) {
       const answer = await raw(port, { host })
       t.equal(answer.status, 200, host)
@@ -56,8 +46,7 @@ t.test('the default on loopback, over a real port (was origin/loopback)', async 
   })
 
   t.test('default on loopback: a foreign Host is 403 with a JSON-RPC error', async (t) => {
-    const { app, port } = await listening()
-    t.teardown(() => app.close())
+    const { port } = await listening(t)
     for (const host of ['evil.example.com', `evil.example.com:${port}`, '127.0.0.2', 'localhost.evil.example.com', '0.0.0.0']) {
       const answer = await raw(port, { host })
       t.equal(answer.status, 403, host)
@@ -66,8 +55,7 @@ t.test('the default on loopback, over a real port (was origin/loopback)', async 
   })
 
   t.test('default on loopback: Origin, when sent, must be an http(s) loopback origin', async (t) => {
-    const { app, port } = await listening()
-    t.teardown(() => app.close())
+    const { port } = await listening(t)
     const host = `127.0.0.1:${port}`
     for (const origin of [`http://127.0.0.1:${port}`, 'http://localhost:5173', 'https://localhost', 'http://[::1]:8080']) {
       t.equal((await raw(port, { host, origin })).status, 200, origin)
@@ -80,15 +68,13 @@ t.test('the default on loopback, over a real port (was origin/loopback)', async 
   })
 
   t.test('the rebinding request the conformance suite sends: evil Host and Origin, then its own', async (t) => {
-    const { app, port } = await listening()
-    t.teardown(() => app.close())
+    const { port } = await listening(t)
     t.equal((await raw(port, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status, 403)
     t.equal((await raw(port, { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` })).status, 200)
   })
 
   t.test('GET and DELETE are guarded too; the host\'s routes never are', async (t) => {
-    const { app, port } = await listening()
-    t.teardown(() => app.close())
+    const { port } = await listening(t)
     t.equal((await raw(port, { host: 'evil.example.com' }, '127.0.0.1', '/mcp', 'GET')).status, 403)
     t.equal((await raw(port, { host: 'evil.example.com' }, '127.0.0.1', '/mcp', 'DELETE')).status, 403)
     t.equal((await raw(port, { host: 'localhost' }, '127.0.0.1', '/mcp', 'GET')).status, 405)
@@ -97,20 +83,17 @@ t.test('the default on loopback, over a real port (was origin/loopback)', async 
   })
 
   t.test('explicit lists replace the default on loopback', async (t) => {
-    const { app, port } = await listening({ allowedHosts: ['mcp.internal'], allowedOrigins: ['https://app.example.com'] })
-    t.teardown(() => app.close())
+    const { port } = await listening(t, { allowedHosts: ['mcp.internal'], allowedOrigins: ['https://app.example.com'] })
     t.equal((await raw(port, { host: `localhost:${port}` })).status, 403, 'localhost is no longer implied')
     t.equal((await raw(port, { host: 'mcp.internal:8080', origin: 'https://app.example.com' })).status, 200)
     t.equal((await raw(port, { host: 'mcp.internal', origin: 'http://localhost' })).status, 403)
   })
 
   t.test('false turns one check off, the other keeps its default', async (t) => {
-    const { app, port } = await listening({ allowedHosts: false })
-    t.teardown(() => app.close())
+    const { port } = await listening(t, { allowedHosts: false })
     t.equal((await raw(port, { host: 'mcp.example.com' })).status, 200, 'any Host')
     t.equal((await raw(port, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 403, 'Origin still checked')
-    const other = await listening({ allowedOrigins: false })
-    t.teardown(() => other.app.close())
+    const other = await listening(t, { allowedOrigins: false })
     t.equal((await raw(other.port, { host: 'localhost', origin: 'http://evil.example.com' })).status, 200, 'any Origin')
     t.equal((await raw(other.port, { host: 'evil.example.com' })).status, 403, 'Host still checked')
   })
@@ -118,12 +101,11 @@ t.test('the default on loopback, over a real port (was origin/loopback)', async 
   t.test('a dual-stack listener sees IPv4 loopback as ::ffff:127.0.0.1, and still guards it', async (t) => {
     let server: { app: FastifyInstance, port: number }
     try {
-      server = await listening({}, '::')
+      server = await listening(t, {}, '::')
     } catch {
       t.skip('no IPv6 on this machine', () => {})
       return
     }
-    t.teardown(() => server.app.close())
     t.equal((await raw(server.port, { host: 'evil.example.com' })).status, 403)
     t.equal((await raw(server.port, { host: 'localhost' })).status, 200)
   })
@@ -206,11 +188,11 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
   })
 
   t.test('a refused request is logged at info, naming the value', async (t) => {
-    const lines: any[] = []
-    const app = await build({ allowedOrigins: ['https://app.example.com'] }, { logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
+    const { logger, lines } = captureLog({ level: 'info' })
+    const app = await build({ allowedOrigins: ['https://app.example.com'] }, { logger })
     t.teardown(() => app.close())
     await status(app, { origin: 'https://evil.example.com' })
-    const line = lines.find((l) => /DNS-rebinding/.test(l.msg))
+    const line = lines.find((l) => /DNS-rebinding/.test(l.msg ?? ''))
     t.match(line, { level: 30, origin: 'https://evil.example.com', msg: 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)' })
   })
 })
@@ -218,10 +200,9 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
 t.test('the options and the helpers behind the checks (was origin/options)', async (t) => {
   const base = { name: 'test-server', version: '1.0.0' }
 
+  /** Registration with `options` over name and version fails with `message`. */
   async function refused (t: Test, options: Record<string, unknown>, message: RegExp | string): Promise<void> {
-    const app = Fastify({ logger: false })
-    await t.rejects(async () => { await app.register(sake, { ...base, ...options } as any) }, { code: 'SAKE_ERR_INVALID_OPTION', name: 'SakeOptionError', message }, String(message))
-    await app.close()
+    await refusesRegister(t, { ...base, ...options }, message)
   }
 
   t.test('defaults: undefined (the loopback default) for both', async (t) => {

@@ -3,9 +3,9 @@
 import t from 'tap'
 import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../lib/index.js'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
-import { build } from '../helpers/app.js'
-import { captureLog } from '../helpers/http.js'
-import { getStream, legacyPost, listen, session, sleep } from '../streams/helpers.js'
+import { build, deferred, listen, sleep, until } from '../helpers/app.js'
+import { getStream, legacyPost, sessionOn } from '../helpers/network.js'
+import { captureLog } from '../helpers/logs.js'
 
 t.test('a bus and an event store passed in are used and never closed by us', async (t) => {
   const bus = new MemoryBus()
@@ -21,7 +21,7 @@ t.test('a bus and an event store passed in are used and never closed by us', asy
   app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
   const url = await listen(t, app)
   t.equal(bus.size, 1, 'the plugin listens for client responses on our bus')
-  const sid = await session(url)
+  const sid = await sessionOn(url)
   const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
   const streamed = await post.rest()
   t.equal(appended.length, 2, 'priming and result went through the store (async)')
@@ -43,7 +43,7 @@ t.test('a failing event store: events still go out, without ids, and the failure
   const app = await build({ keepAlive: 0, events: { store: events } }, { logger: log.logger })
   app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
   const url = await listen(t, app)
-  const sid = await session(url)
+  const sid = await sessionOn(url)
   const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
   const streamed = await post.rest()
   t.same(streamed.map((e) => e.id), [undefined], 'no priming (nothing to resume from), the result without an id')
@@ -62,13 +62,14 @@ t.test('a session store failing while a resource update is delivered is logged, 
   }
   const app = await build({ keepAlive: 0, sessions: { store: sessions } }, { logger: log.logger })
   const url = await listen(t, app)
-  const sid = await session(url)
+  const sid = await sessionOn(url)
   const get = await getStream(url, sid)
   await get.next()
   fail = true
   await app.mcp.resourceUpdated('test://x')
-  await sleep(20)
-  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the session store failed while delivering a resource update'))
+  const failed = (): boolean => log.errors().some((line) => line.msg === 'fastify-sake: the session store failed while delivering a resource update')
+  await until(failed, { step: 5, tries: 4 })
+  t.ok(failed())
   fail = false
   get.close()
   memory.close()
@@ -77,38 +78,56 @@ t.test('a session store failing while a resource update is delivered is logged, 
 t.test('resuming a running call against a slow store: replayed again until caught up, nothing twice', async (t) => {
   const inner = new MemoryEventStore({ maxPerStream: 100, maxEvents: 100, idleTimeout: 60_000 })
   t.teardown(() => inner.close())
-  // appends land in the store at once but are acknowledged 40 ms later: a resume can see an event
-  // that the stream has not yet been told about
+  // appends land in the store at once; while `lag` is on, their acknowledgements wait in `acks`
+  // until the test lets them go: a resume can see an event that the stream has not yet been told about
   // and, with `forget`, a store that loses the stream after the first replay of a resume
   let forget = false
   let replays = 0
+  let lag = false
+  const acks: Array<() => void> = []
+  let held = deferred()
   const events: EventStore = {
-    append: async (streamId, message) => { const id = inner.append(streamId, message); await sleep(40); return id },
+    append: async (streamId, message) => {
+      const id = inner.append(streamId, message)
+      if (lag) {
+        const ack = deferred()
+        acks.push(ack.resolve)
+        held.resolve()
+        await ack.promise
+      }
+      return id
+    },
     replay: (id) => (forget && replays++ > 0) ? undefined : inner.replay(id)
   }
   const app = await build({ keepAlive: 0, events: { store: events } })
-  const gate: { release?: () => void } = {}
+  let gate = deferred()
   app.registerTool({
     name: 'poll',
     async execute (_args, ctx) {
       ctx.progress(1, 2)
       ctx.closeStream(5)
-      await new Promise<void>((resolve) => { gate.release = resolve })
+      await gate.promise
       ctx.progress(2, 2)
       return 'done'
     }
   })
   const url = await listen(t, app)
-  const sid = await session(url)
+  const sid = await sessionOn(url)
   for (const lose of [false, true]) {
     forget = lose
+    gate = deferred()
+    held = deferred()
     const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'poll', _meta: { progressToken: 'p' } } })
     const before = await post.rest()
     t.same(before.map((e) => e.retry ?? (e.data === '' ? 'prime' : JSON.parse(e.data!).method)), ['prime', 'notifications/progress', 5])
-    gate.release!()
-    await sleep(5) // progress 2 is in the store, not yet acknowledged
+    lag = true
+    gate.resolve()
+    await held.promise // progress 2 is in the store, not yet acknowledged
     replays = 0
     const resumed = await getStream(url, sid, before[1].id)
+    // the resume has replayed progress 2 and taken the stream over: now the store acknowledges
+    lag = false
+    for (const ack of acks.splice(0)) ack()
     const after = await resumed.rest()
     t.same(after.map((e) => JSON.parse(e.data!).method ?? JSON.parse(e.data!).id), ['notifications/progress', 5], `progress 2 once, then the result (store forgets: ${lose})`)
   }

@@ -11,8 +11,9 @@ import t from 'tap'
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { SessionStore } from '../../lib/index.js'
-import { build, openSession } from '../helpers/app.js'
-import { captureLog, modernMeta, modernPost, post, send, sessionPost } from '../helpers/http.js'
+import { build } from '../helpers/app.js'
+import { openSession, modernMeta, modernPost, post, send, sessionPost } from '../helpers/requests.js'
+import { captureLog } from '../helpers/logs.js'
 
 t.test('bad input and HTTP framing, refused before any era (was http/bad-input)', async (t) => {
   const log = captureLog()

@@ -2,12 +2,13 @@
 // changes, subscribed updates), and 2025-11-25 resumability (priming, ids, closeStream, Last-Event-ID).
 import t, { type Test } from 'tap'
 import { Type } from '../../lib/index.js'
-import { build, openSession, legacyRequest, rpc } from '../helpers/app.js'
-import { getStream, legacyPost, listen, open, session, sleep } from '../streams/helpers.js'
+import { build, deferred, listen, sleep } from '../helpers/app.js'
+import { openSession, sessionPost, rpc } from '../helpers/requests.js'
+import { getStream, legacyPost, open, sessionOn } from '../helpers/network.js'
 
 async function server (t: Test, options = {}) {
   const app = await build({ keepAlive: 0, ...options })
-  const gate: { release?: () => void } = {}
+  const gate = deferred()
   app.registerTool({
     name: 'work',
     stream: true,
@@ -21,7 +22,7 @@ async function server (t: Test, options = {}) {
         t.ok(ctx.request.headers['mcp-session-id'], 'ctx.request is the POST that started the call')
         ctx.closeStream(5)
         ctx.closeStream(5) // the connection is already going: nothing more
-        await new Promise<void>((resolve) => { gate.release = resolve })
+        await gate.promise
         t.equal(ctx.signal.aborted, false, 'a resumable call is not cancelled by its connection closing')
       }
       ctx.progress(2, 3, 'two')
@@ -38,12 +39,12 @@ t.test('logging/setLevel answers exactly {} and persists the level in the sessio
   const app = await build()
   t.teardown(() => app.close())
   const id = await openSession(app)
-  const res = await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'warning' } }))
+  const res = await app.inject(sessionPost(id, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'warning' } }))
   t.equal(res.body, '{"jsonrpc":"2.0","id":1,"result":{}}')
-  const bad = rpc(await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'loud' } })))
+  const bad = rpc(await app.inject(sessionPost(id, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'loud' } })))
   t.equal(bad.error!.code, -32602)
   t.match(bad.error!.message, /^Invalid params: "level" must be one of debug, info, notice, warning, error, critical, alert, emergency, got "loud"/)
-  const none = rpc(await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: 3, method: 'logging/setLevel' })))
+  const none = rpc(await app.inject(sessionPost(id, '2025-11-25', { jsonrpc: '2.0', id: 3, method: 'logging/setLevel' })))
   t.match(none.error!.message, /got nothing$/)
 })
 
@@ -60,10 +61,10 @@ t.test('logging/setLevel level reaches a streamed call; below the level nothing 
   })
   t.teardown(() => app.close())
   const id = await openSession(app, '2025-06-18')
-  const plain = await app.inject(legacyRequest(id, '2025-06-18', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'talk' } }))
+  const plain = await app.inject(sessionPost(id, '2025-06-18', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'talk' } }))
   t.match(plain.headers['content-type'], /application\/json/, 'no level yet: a plain JSON answer')
-  await app.inject(legacyRequest(id, '2025-06-18', { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'warning' } }))
-  const streamed = await app.inject(legacyRequest(id, '2025-06-18', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'talk' } }))
+  await app.inject(sessionPost(id, '2025-06-18', { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'warning' } }))
+  const streamed = await app.inject(sessionPost(id, '2025-06-18', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'talk' } }))
   t.equal(streamed.headers['content-type'], 'text/event-stream')
   t.equal(streamed.body,
     'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":{"loud":true},"logger":"db"}}\n\n' +
@@ -75,7 +76,7 @@ t.test('resources/subscribe and unsubscribe answer {} and persist in the session
   const app = await build()
   t.teardown(() => app.close())
   const id = await openSession(app)
-  const ask = async (n: number, method: string, params: unknown) => await app.inject(legacyRequest(id, '2025-11-25', { jsonrpc: '2.0', id: n, method, params }))
+  const ask = async (n: number, method: string, params: unknown) => await app.inject(sessionPost(id, '2025-11-25', { jsonrpc: '2.0', id: n, method, params }))
   t.equal((await ask(0, 'resources/unsubscribe', { uri: 'test://a' })).body, '{"jsonrpc":"2.0","id":0,"result":{}}', 'nothing subscribed yet')
   t.equal((await ask(1, 'resources/subscribe', { uri: 'test://a' })).body, '{"jsonrpc":"2.0","id":1,"result":{}}')
   await ask(2, 'resources/subscribe', { uri: 'test://a' })
@@ -95,7 +96,7 @@ t.test('resources/subscribe and unsubscribe answer {} and persist in the session
 
 t.test('a 2025-11-25 POST stream: priming event first, an id on every event, ids unique per stream', async (t) => {
   const { url } = await server(t)
-  const sid = await session(url)
+  const sid = await sessionOn(url)
   const [a, b] = await Promise.all([legacyPost(url, sid, '2025-11-25', call(1)), legacyPost(url, sid, '2025-11-25', call(2))])
   const eventsA = await a.rest()
   const eventsB = await b.rest()
@@ -113,7 +114,7 @@ t.test('a 2025-11-25 POST stream: priming event first, an id on every event, ids
 
 t.test('ctx.closeStream: retry, connection closed, the rest (and the result) on GET + Last-Event-ID', async (t) => {
   const { url, gate } = await server(t)
-  const sid = await session(url)
+  const sid = await sessionOn(url)
   const post = await legacyPost(url, sid, '2025-11-25', call(7, { close: true }))
   const before = await post.rest()
   t.equal(before[0].data, '', 'primed')
@@ -126,7 +127,7 @@ t.test('ctx.closeStream: retry, connection closed, the rest (and the result) on 
   const resumed = await getStream(url, sid, lastId)
   t.equal(resumed.status, 200)
   t.same(await replaced.rest(), [], 'a second resumption of the same stream replaces the first')
-  gate.release!()
+  gate.resolve()
   const after = await resumed.rest()
   t.same(after.map((e) => JSON.parse(e.data!).method ?? 'result'), ['notifications/progress', 'result'])
   t.equal(JSON.parse(after[1].data!).id, 7)
@@ -140,10 +141,10 @@ t.test('ctx.closeStream: retry, connection closed, the rest (and the result) on 
 
 t.test('a resumed stream replays what was stored while nobody listened, then goes live', async (t) => {
   const { url, gate } = await server(t)
-  const sid = await session(url)
+  const sid = await sessionOn(url)
   const post = await legacyPost(url, sid, '2025-11-25', call(8, { close: true }))
   const before = await post.rest()
-  gate.release!()
+  gate.resolve()
   await sleep(20) // the call finishes while disconnected: everything is in the store
   const resumed = await getStream(url, sid, before[0].id)
   const after = await resumed.rest()
@@ -152,8 +153,8 @@ t.test('a resumed stream replays what was stored while nobody listened, then goe
 
 t.test('the GET stream: one per session (409), list changes, and only subscribed resource updates', async (t) => {
   const { app, url } = await server(t)
-  const sid = await session(url)
-  const other = await session(url)
+  const sid = await sessionOn(url)
+  const other = await sessionOn(url)
   await (await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'test://watched' } })).json()
   const stream = await getStream(url, sid)
   t.equal(stream.status, 200)
@@ -195,8 +196,8 @@ t.test('the GET stream: one per session (409), list changes, and only subscribed
 
 t.test('Last-Event-ID of another session, or unknown, opens a plain GET stream', async (t) => {
   const { url } = await server(t)
-  const mine = await session(url)
-  const theirs = await session(url)
+  const mine = await sessionOn(url)
+  const theirs = await sessionOn(url)
   const post = await legacyPost(url, theirs, '2025-11-25', call(1))
   const theirEvents = await post.rest()
   const stolen = await getStream(url, mine, theirEvents[0].id)
@@ -212,7 +213,7 @@ t.test('Last-Event-ID of another session, or unknown, opens a plain GET stream',
 
 t.test('older sessions: GET streams carry no ids and no priming; Last-Event-ID is ignored', async (t) => {
   const { app, url } = await server(t)
-  const sid = await session(url, '2025-06-18')
+  const sid = await sessionOn(url, { protocolVersion: '2025-06-18' })
   const stream = await getStream(url, sid, 'whatever', '2025-06-18')
   t.equal(stream.status, 200)
   await sleep(20)

@@ -4,15 +4,8 @@
 // (hideForbidden) are tested in test/protocol/lists.test.ts.
 import t from 'tap'
 import { Type, definePrompt } from '../../lib/index.js'
-import { legacyRequest, modernRequest, rpc } from '../helpers/app.js'
-import { METADATA_URL, authApp, bearer, startIssuer } from '../auth/helpers.js'
-
-const initialize = (protocolVersion: string, headers: Record<string, string>) => ({
-  method: 'POST' as const,
-  url: '/mcp',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-  payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }
-})
+import { openSession, sessionPost, modernRequest, rpc } from '../helpers/requests.js'
+import { METADATA_URL, authApp, bearer, startIssuer } from '../helpers/tokens.js'
 
 t.test('a missing scope is 403 with one challenge naming every scope the tool needs', async (t) => {
   const issuer = await startIssuer(t)
@@ -92,13 +85,12 @@ t.test('2025 sessions: the same 403 on a tools/call, in every legacy version', a
   const app = await authApp(issuer)
   const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
   for (const version of ['2025-03-26', '2025-06-18', '2025-11-25']) {
-    const init = await app.inject(initialize(version, reader))
-    const session = init.headers['mcp-session-id'] as string
-    const res = await app.inject(legacyRequest(session, version, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'close_issue', arguments: { id: 1 } } }, reader))
+    const session = await openSession(app, version, { headers: reader, initialized: false })
+    const res = await app.inject(sessionPost(session, version, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'close_issue', arguments: { id: 1 } } }, reader))
     t.equal(res.statusCode, 403, version)
     t.match(res.headers['www-authenticate'], /^Bearer error="insufficient_scope", scope="issues:read issues:write"/)
     t.equal(rpc(res).id, 5)
-    const ok = await app.inject(legacyRequest(session, version, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'list_issues', arguments: {} } }, reader))
+    const ok = await app.inject(sessionPost(session, version, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'list_issues', arguments: {} } }, reader))
     t.equal(rpc(ok).result.content[0].text, 'issues for alice', version)
   }
 })
@@ -107,8 +99,8 @@ t.test('a 2025-03-26 batch with one forbidden call is refused whole; an allowed 
   const issuer = await startIssuer(t)
   const app = await authApp(issuer)
   const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
-  const session = (await app.inject(initialize('2025-03-26', reader))).headers['mcp-session-id'] as string
-  const forbidden = await app.inject(legacyRequest(session, '2025-03-26', [
+  const session = await openSession(app, '2025-03-26', { headers: reader, initialized: false })
+  const forbidden = await app.inject(sessionPost(session, '2025-03-26', [
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_issues', arguments: {} } },
     null,
     { jsonrpc: '2.0', id: 2, method: 'ping' },
@@ -116,7 +108,7 @@ t.test('a 2025-03-26 batch with one forbidden call is refused whole; an allowed 
   ], reader))
   t.equal(forbidden.statusCode, 403)
   t.match(forbidden.headers['www-authenticate'], /scope="issues:read issues:write"/)
-  const allowed = await app.inject(legacyRequest(session, '2025-03-26', [
+  const allowed = await app.inject(sessionPost(session, '2025-03-26', [
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_issues', arguments: {} } },
     { jsonrpc: '2.0', id: 2, method: 'ping' }
   ], reader))
@@ -164,12 +156,12 @@ t.test('resources, templates, prompts and completions take a scope too', async (
   const anonymous = await app.inject(modernRequest('resources/read', { uri: 'issues://settings' }, { 'mcp-name': 'issues://settings' }))
   t.equal(anonymous.headers['www-authenticate'], `Bearer resource_metadata="${METADATA_URL}", scope="issues:admin"`)
   // 2025: subscribe is checked like read
-  const session = (await app.inject(initialize('2025-11-25', reader))).headers['mcp-session-id'] as string
-  const subscribe = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'issues://settings' } }, reader))
+  const session = await openSession(app, '2025-11-25', { headers: reader, initialized: false })
+  const subscribe = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'issues://settings' } }, reader))
   t.equal(subscribe.statusCode, 403)
-  const notification = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/initialized' }, reader))
+  const notification = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/initialized' }, reader))
   t.equal(notification.statusCode, 202)
-  const noParams = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'ping' }, reader))
+  const noParams = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'ping' }, reader))
   t.same(rpc(noParams).result, {})
 })
 

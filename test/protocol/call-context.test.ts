@@ -4,8 +4,9 @@ import t from 'tap'
 import { request as httpRequest } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { Type, type ToolContext } from '../../lib/index.js'
-import { build, openSession } from '../helpers/app.js'
-import { captureLog, modernCall, modernMeta, modernPost, send, sessionPost } from '../helpers/http.js'
+import { build, deferred, listen, portOf } from '../helpers/app.js'
+import { openSession, modernCall, modernMeta, modernPost, send, sessionPost } from '../helpers/requests.js'
+import { captureLog } from '../helpers/logs.js'
 
 interface Seen { ctx: ToolContext, signalIsAbortSignal: boolean, abortedAtStart: boolean, hasRaw: boolean }
 
@@ -86,24 +87,19 @@ t.test('legacy ctx', async (t) => {
 })
 
 t.test('ctx.signal aborts when the client goes away', async (t) => {
-  let started!: () => void
-  const running = new Promise<void>((resolve) => { started = resolve })
-  let observed!: (value: { aborted: boolean, reason: unknown }) => void
-  const result = new Promise<{ aborted: boolean, reason: unknown }>((resolve) => { observed = resolve })
-
-  let lateStarted!: () => void
-  const lateRunning = new Promise<void>((resolve) => { lateStarted = resolve })
-  let lateObserved!: (aborted: boolean) => void
-  const lateResult = new Promise<boolean>((resolve) => { lateObserved = resolve })
+  const running = deferred()
+  const result = deferred<{ aborted: boolean, reason: unknown }>()
+  const lateRunning = deferred()
+  const lateResult = deferred<boolean>()
 
   const server = await build()
   server.registerTool({
     name: 'wait',
     execute: async (_args, ctx) => {
       const signal = ctx.signal
-      started()
+      running.resolve()
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
-      observed({ aborted: signal.aborted, reason: signal.reason })
+      result.resolve({ aborted: signal.aborted, reason: signal.reason })
       return 'too late'
     }
   })
@@ -112,15 +108,14 @@ t.test('ctx.signal aborts when the client goes away', async (t) => {
     execute: async (_args, ctx) => {
       // the connection closes before the tool first looks at its signal
       const socket = ctx.request.raw.socket
-      lateStarted()
+      lateRunning.resolve()
       await new Promise((resolve) => socket.once('close', resolve))
-      lateObserved(ctx.signal.aborted)
+      lateResult.resolve(ctx.signal.aborted)
       return 'too late'
     }
   })
-  await server.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => server.close())
-  const { port } = server.server.address() as { port: number }
+  await listen(t, server)
+  const port = portOf(server)
 
   function callAndHangUp (name: string, ready: Promise<void>): void {
     const options = modernCall(name, {})
@@ -130,24 +125,22 @@ t.test('ctx.signal aborts when the client goes away', async (t) => {
     void ready.then(() => req.destroy())
   }
 
-  callAndHangUp('wait', running)
-  const { aborted, reason } = await result
+  callAndHangUp('wait', running.promise)
+  const { aborted, reason } = await result.promise
   t.ok(aborted, 'the signal fired')
   t.match(String((reason as Error).message), /the client closed the connection/)
 
-  callAndHangUp('late', lateRunning)
-  t.ok(await lateResult, 'a signal first read after the hang-up is already aborted')
+  callAndHangUp('late', lateRunning.promise)
+  t.ok(await lateResult.promise, 'a signal first read after the hang-up is already aborted')
 })
 
 t.test('a finished call does not abort its signal', async (t) => {
   const server = await build()
   let signal: AbortSignal | undefined
   server.registerTool({ name: 'quick', execute: (_args, ctx) => { signal = ctx.signal; return 'done' } })
-  await server.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => server.close())
-  const { port } = server.server.address() as { port: number }
+  const url = await listen(t, server)
   const options = modernCall('quick', {})
-  const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: options.headers as Record<string, string>, body: options.payload as string })
+  const res = await fetch(url, { method: 'POST', headers: options.headers as Record<string, string>, body: options.payload as string })
   t.equal(res.status, 200)
   await res.text()
   t.equal(signal?.aborted, false, 'the normal end of a response is not a cancellation')

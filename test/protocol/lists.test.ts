@@ -14,9 +14,10 @@ import { Registry } from '../../lib/define/registry.js'
 import type { ToolDefinition } from '../../lib/define/tool.js'
 import { ListPages } from '../../lib/protocol/lists.js'
 import { Type, definePrompt } from '../../lib/index.js'
-import { build, legacyRequest, modernRequest, openSession, rpc } from '../helpers/app.js'
-import { captureLog, modernMeta, modernPost, send, sessionPost } from '../helpers/http.js'
-import { authApp, bearer, startIssuer } from '../auth/helpers.js'
+import { build } from '../helpers/app.js'
+import { sessionPost, modernRequest, openSession, rpc, modernMeta, modernPost, send } from '../helpers/requests.js'
+import { authApp, bearer, startIssuer } from '../helpers/tokens.js'
+import { captureLog } from '../helpers/logs.js'
 
 const info = { name: 'reg', version: '1.0.0' }
 const serverInfoMeta = Object.freeze({ 'io.modelcontextprotocol/serverInfo': info })
@@ -276,13 +277,6 @@ t.test('server/discover and tools/list on the wire (was http/discover-and-list)'
 })
 
 t.test('lists behind auth: hideForbidden (was auth/scopes)', async (t) => {
-  const initialize = (protocolVersion: string, headers: Record<string, string>) => ({
-    method: 'POST' as const,
-    url: '/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }
-  })
-
   t.test('hideForbidden: each caller lists only what its scopes allow, as private results', async (t) => {
     const issuer = await startIssuer(t)
     const app = await authApp(issuer, { hideForbidden: true })
@@ -304,8 +298,8 @@ t.test('lists behind auth: hideForbidden (was auth/scopes)', async (t) => {
     const prompts = rpc(await app.inject(modernRequest('prompts/list', {}, reader))).result
     t.same(prompts.prompts, [])
     // a 2025 session filters the same way
-    const session = (await app.inject(initialize('2025-11-25', reader))).headers['mcp-session-id'] as string
-    const legacy = rpc(await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, reader))).result
+    const session = await openSession(app, '2025-11-25', { headers: reader, initialized: false })
+    const legacy = rpc(await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, reader))).result
     t.same(legacy.tools.map((tool: { name: string }) => tool.name), ['delete_repo', 'list_issues', 'open', 'recent_only'])
     // a hidden tool is still refused with its challenge, not as unknown: the client can step up
     const hidden = await app.inject(modernRequest('tools/call', { name: 'close_issue', arguments: { id: 1 } }, reader))

@@ -2,7 +2,6 @@
 // total bounds (least recently used stream first), and idle expiry on replay, by sweep and on its timer.
 import t from 'tap'
 import { MemoryEventStore } from '../../lib/state/memory-event-store.js'
-import { sleep } from '../streams/helpers.js'
 
 t.test('MemoryEventStore: ids per stream, replay after an id, per-stream and total bounds', async (t) => {
   let now = 1000
@@ -67,9 +66,24 @@ t.test('MemoryEventStore evicts the least recently used stream, whatever order s
 })
 
 t.test('MemoryEventStore without a clock uses Date.now and sweeps on an unref\'d timer', async (t) => {
+  // the store's timer and clock, captured (both are read when it is built): the sweep runs when
+  // the test fires the timer, and Date.now moves on instead of the test waiting the second out
+  const timers: Array<{ fn: () => void, ms: number, unref: boolean }> = []
+  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number) => {
+    const timer = { fn, ms, unref: false }
+    timers.push(timer)
+    return { unref () { timer.unref = true; return this } }
+  }) as any)
+  const cleared = t.capture(globalThis, 'clearInterval', () => {})
+  const realNow = Date.now
+  let later = 0
+  t.capture(Date, 'now', () => realNow() + later)
   const store = new MemoryEventStore({ maxPerStream: 1, maxEvents: 1, idleTimeout: 1 })
+  t.same(timers.map((timer) => [timer.ms, timer.unref]), [[1000, true]], 'one unref\'d timer, every second (the shortest sweep)')
   store.append('z', 'm')
-  await sleep(1100)
+  later += 1100
+  timers[0].fn()
   t.equal(store.size, 0)
   store.close()
+  t.equal(cleared().length, 1, 'close stops the timer')
 })

@@ -4,12 +4,13 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, ToolError, definePrompt, toolError, type SakeOptions } from '../../../lib/index.js'
-import { build } from '../../helpers/app.js'
-import { captureLog, modernMeta, modernPost, send } from '../../helpers/http.js'
+import { build, sleep } from '../../helpers/app.js'
+import { ALL_CAPABILITIES as ALL, modernMeta, modernPost, send } from '../../helpers/requests.js'
+import { sseMessages } from '../../helpers/sse.js'
+import { captureLog } from '../../helpers/logs.js'
 
 const KEY_A = Buffer.alloc(32, 1).toString('base64')
 const KEY_B = Buffer.alloc(32, 2).toString('base64')
-const ALL = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} }
 
 interface Round { status: number, body: any }
 
@@ -130,7 +131,12 @@ t.test('extra answers are ignored; a missing one is asked again', async (t) => {
 })
 
 t.test('every bad retry is -32602 naming what is wrong', async (t) => {
-  const app = await server({ requestState: { keys: [KEY_A], ttl: 50 } })
+  // the clock the sealer reads: Date.now, taken when the plugin registers, so captured before it
+  // does; `later` moves it on instead of waiting out the ttl
+  const realNow = Date.now
+  let later = 0
+  t.capture(Date, 'now', () => realNow() + later)
+  const app = await server({ requestState: { keys: [KEY_A], ttl: 60_000 } })
   const first = await call(app, { name: 'greet', arguments: { greeting: 'Hi' } })
   const state: string = first.body.result.requestState
   const refused = async (params: Record<string, unknown>, message: RegExp, name = 'greet'): Promise<void> => {
@@ -141,7 +147,7 @@ t.test('every bad retry is -32602 naming what is wrong', async (t) => {
     t.equal(answer.body.id, 7)
   }
   await refused({ inputResponses: { who: accept({ name: 'Ada' }) } }, /inputResponses came without the requestState they answer/)
-  await refused({ requestState: state.slice(0, -2) + (state.endsWith('A') ? 'B' : 'A') + state.slice(-1), inputResponses: { who: accept({ name: 'Ada' }) } }, /integrity check|not base64url/)
+  await refused({ requestState: state.slice(0, -2) + (state.at(-2) === 'A' ? 'B' : 'A') + state.slice(-1), inputResponses: { who: accept({ name: 'Ada' }) } }, /integrity check|not base64url/)
   await refused({ requestState: state + '-TAMPERED', inputResponses: { who: accept({ name: 'Ada' }) } }, /not one this server issued/)
   await refused({ requestState: 42 }, /must be a string/)
   await refused({ requestState: state, inputResponses: null }, /"inputResponses" must be an object/)
@@ -155,7 +161,7 @@ t.test('every bad retry is -32602 naming what is wrong', async (t) => {
   t.match(other.body.error.message, /minted for another call \(the arguments differ\)/)
   await refused({ requestState: state, inputResponses: { a: accept({ v: 'x' }) } }, /minted for another call \(the name differs\)/, 'three')
   // expired
-  await new Promise((resolve) => setTimeout(resolve, 80))
+  later += 60_001
   await refused({ requestState: state, inputResponses: { who: accept({ name: 'Ada' }) } }, /expired .* ago/)
   await app.close()
 })
@@ -314,7 +320,7 @@ t.test('a streamed call (progress) ends with input_required on its stream', asyn
   })
   const res = await app.inject(modernPost({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow_ask', _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': ALL, progressToken: 'p' }) } }))
   t.equal(res.headers['content-type'], 'text/event-stream')
-  const messages = res.body.split('\n\n').filter((block) => block.startsWith('data:')).map((block) => JSON.parse(block.slice(5)))
+  const messages = sseMessages(res.body, { dataFirst: true })
   t.equal(messages[0].method, 'notifications/progress')
   t.equal(messages.at(-1).result.resultType, 'input_required')
   t.notOk(messages.some((m) => m.method === 'elicitation/create'), 'never a request on a 2026-07-28 stream')
@@ -417,7 +423,7 @@ t.test('a question started and never awaited does not crash the process', async 
   })
   const answer = await call(app, { name: 'two_at_a_time' })
   t.same(Object.keys(answer.body.result.inputRequests), ['first', 'second', 'third', 'fourth'])
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await sleep(20)
   t.equal(unhandled, 0)
   await app.close()
 })
@@ -465,7 +471,7 @@ t.test('a question chained with .then and never awaited ends nothing but the rou
   })
   const answer = await call(app, { name: 'chained' })
   t.same(Object.keys(answer.body.result.inputRequests), ['b', 'c', 'd', 'a'])
-  await new Promise((resolve) => setTimeout(resolve, 30))
+  await sleep(30)
   t.equal(unhandled, 0, 'no unhandled rejection: the process would have ended')
   t.equal(finals, 1, 'a finally on an unanswered question runs once the round ends it')
   await app.close()

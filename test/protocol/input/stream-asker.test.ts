@@ -5,45 +5,30 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { InsufficientScopeError, MemoryBus, MemorySessionStore, Type, definePrompt, toolError, type BusEvent, type SakeOptions, type ToolContext } from '../../../lib/index.js'
-import { build } from '../../helpers/app.js'
-import { open, sleep, type OpenStream } from '../../streams/helpers.js'
-import { captureLog } from '../../helpers/http.js'
+import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
+import { ALL_CAPABILITIES as ALL, openSession, sessionPost } from '../../helpers/requests.js'
+import { getStream, legacyPost, open, sessionOn, type OpenStream } from '../../helpers/network.js'
+import { captureLog } from '../../helpers/logs.js'
 
 const KEY = 'io.github.fastify-sake/key'
-const ALL = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} }
 
+/** An app (keep-alive off) with what `register` adds, listening until `t` ends. */
 async function serve (t: Test, options: Partial<SakeOptions> = {}, register: (app: FastifyInstance) => void = () => {}): Promise<{ app: FastifyInstance, url: string }> {
   const app = await build({ keepAlive: 0, ...options })
   register(app)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as { port: number }
-  return { app, url: `http://127.0.0.1:${port}/mcp` }
+  return { app, url: await listen(t, app) }
 }
 
 const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
-/** initialize with these capabilities (and notifications/initialized); the session id. */
-async function session (url: string, capabilities: Record<string, unknown> = ALL, protocolVersion = '2025-11-25'): Promise<string> {
-  const res = await open(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } } }) })
-  await res.json()
-  const id = res.headers.get('mcp-session-id')!
-  await (await post(url, id, protocolVersion, { jsonrpc: '2.0', method: 'notifications/initialized' })).rest()
-  return id
-}
-
-async function post (url: string, sessionId: string, protocolVersion: string, body: unknown, accept = base.accept): Promise<OpenStream> {
-  return open(url, { method: 'POST', headers: { ...base, accept, 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion }, body: JSON.stringify(body) })
-}
-
 let nextId = 100
 async function callTool (url: string, sessionId: string, name: string, protocolVersion = '2025-11-25', accept?: string): Promise<OpenStream> {
-  return post(url, sessionId, protocolVersion, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: {} } }, accept)
+  return legacyPost(url, sessionId, protocolVersion, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: {} } }, accept === undefined ? {} : { accept })
 }
 
 /** Answers a question of ours on the session; the POST's status. */
 async function answer (url: string, sessionId: string, id: unknown, outcome: Record<string, unknown>, protocolVersion = '2025-11-25'): Promise<number> {
-  const res = await post(url, sessionId, protocolVersion, { jsonrpc: '2.0', id, ...outcome })
+  const res = await legacyPost(url, sessionId, protocolVersion, { jsonrpc: '2.0', id, ...outcome })
   await res.rest()
   return res.status
 }
@@ -65,7 +50,7 @@ function greet (app: FastifyInstance, seen: unknown[] = []): void {
 
 t.test('the question goes out on the call\'s stream, opened when it is asked; the answer comes back as a POST', async (t) => {
   const { url } = await serve(t, {}, (app) => greet(app))
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'greet')
   t.equal(stream.headers.get('content-type'), 'text/event-stream')
   const priming = await stream.next()
@@ -81,7 +66,7 @@ t.test('the question goes out on the call\'s stream, opened when it is asked; th
 
 t.test('a handler that asks nothing answers JSON, even for a client that could be asked', async (t) => {
   const { url } = await serve(t, {}, (app) => app.registerTool({ name: 'plain', execute: () => 'plain' }))
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const res = await callTool(url, sid, 'plain')
   t.match(res.headers.get('content-type'), /^application\/json/)
   t.same((await res.json()).result.content, [{ type: 'text', text: 'plain' }])
@@ -90,7 +75,7 @@ t.test('a handler that asks nothing answers JSON, even for a client that could b
 t.test('what the client answers besides a good answer', async (t) => {
   const seen: unknown[] = []
   const { url } = await serve(t, {}, (app) => greet(app, seen))
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ error: { code: -1, message: 'User rejected' } }, /the client answered elicitation\/create \('who'\) with error -1: User rejected/],
     [{ error: 'broken' }, /with error -32603: the client sent an error without a message/],
@@ -114,12 +99,12 @@ t.test('what the client answers besides a good answer', async (t) => {
 
 t.test('no answer in time: a timeout the tool sees', async (t) => {
   const seen: unknown[] = []
-  const { url } = await serve(t, { inputTimeout: 50 }, (app) => greet(app, seen))
-  const sid = await session(url)
+  const { url } = await serve(t, { inputTimeout: 1 }, (app) => greet(app, seen))
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'greet')
   const request = await stream.message()
   const result = (await stream.message()).result
-  t.match(result.content[0].text, /the client did not answer elicitation\/create \('who'\) within 50 ms/)
+  t.match(result.content[0].text, /the client did not answer elicitation\/create \('who'\) within 1 ms/)
   t.match(seen[0], { reason: 'timeout' })
   t.equal(await answer(url, sid, request.id, { result: { action: 'decline' } }), 202, 'a late answer is accepted and dropped')
 })
@@ -127,24 +112,25 @@ t.test('no answer in time: a timeout the tool sees', async (t) => {
 t.test('the client goes away: the question is cancelled', async (t) => {
   const seen: unknown[] = []
   const { url } = await serve(t, {}, (app) => greet(app, seen))
-  const sid = await session(url, ALL, '2025-06-18')
+  const sid = await sessionOn(url, { capabilities: ALL, protocolVersion: '2025-06-18' })
   const stream = await callTool(url, sid, 'greet', '2025-06-18')
   const request = await stream.message()
   t.same(request.params, { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, _meta: { [KEY]: 'who' } }, '2025-06-18 has no mode')
   stream.close()
-  for (let i = 0; i < 40 && seen.length === 0; i++) await sleep(25)
+  await until(() => seen.length > 0, { step: 25, tries: 40 })
   t.match(seen[0], { name: 'ClientInputError', reason: 'cancelled', message: /the call ended before the client answered/ })
 })
 
 t.test('a question asked after the call ended, or once the client is gone, is cancelled at once', async (t) => {
   const seen: unknown[] = []
   let later: Promise<void> | undefined
+  const callEnded = deferred()
   const { url } = await serve(t, {}, (app) => {
     app.registerTool({
       name: 'after',
       async execute (args, ctx) {
         await ctx.roots('first') // opens the stream
-        later = sleep(20).then(async () => { await ctx.roots('late') }).catch((err) => { seen.push(err) })
+        later = callEnded.promise.then(async () => { await ctx.roots('late') }).catch((err) => { seen.push(err) })
         return 'returned'
       }
     })
@@ -157,18 +143,19 @@ t.test('a question asked after the call ended, or once the client is gone, is ca
       }
     })
   })
-  const sid = await session(url, { roots: {}, sampling: {} }, '2025-06-18')
+  const sid = await sessionOn(url, { capabilities: { roots: {}, sampling: {} }, protocolVersion: '2025-06-18' })
   const stream = await callTool(url, sid, 'after', '2025-06-18')
   const request = await stream.message()
   t.equal(request.method, 'roots/list')
   await answer(url, sid, request.id, { result: { roots: [] } }, '2025-06-18')
   t.same((await stream.message()).result.content, [{ type: 'text', text: 'returned' }])
+  callEnded.resolve() // the client has the result: the call, and its stream, are over
   await later
   t.match(seen[0], { reason: 'cancelled', message: /stream closed before roots\/list \('late'\) could be sent/ })
   const gone = await callTool(url, sid, 'gone', '2025-06-18')
   await gone.message()
   gone.close()
-  for (let i = 0; i < 40 && seen.length < 3; i++) await sleep(25)
+  await until(() => seen.length >= 3, { step: 25, tries: 40 })
   t.match(seen[1], { reason: 'cancelled', message: /the call ended before the client answered roots\/list \('first'\)/ })
   t.match(seen[2], { reason: 'cancelled', message: /the call ended before the client answered sampling\/createMessage \('late'\)/ }, 'asked once the client was gone')
 })
@@ -188,7 +175,7 @@ t.test('what cannot be asked is unsupported', async (t) => {
   })
   // 2025-03-26 has no elicitation; 2025-06-18 no URL mode; sampling exists in both
   for (const [version, expected] of [['2025-03-26', 'unsupported,unsupported,accept,accept'], ['2025-06-18', 'accept,unsupported,accept,accept']] as const) {
-    const sid = await session(url, ALL, version)
+    const sid = await sessionOn(url, { capabilities: ALL, protocolVersion: version })
     const stream = await callTool(url, sid, 'all', version)
     for (;;) {
       const message = await stream.message()
@@ -203,7 +190,7 @@ t.test('what cannot be asked is unsupported', async (t) => {
     }
   }
   // a client that accepts only JSON cannot be asked on a stream
-  const sid = await session(url, ALL)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const json = await callTool(url, sid, 'all', '2025-11-25', 'application/json')
   t.same((await json.json()).result.content, [{ type: 'text', text: 'unsupported,unsupported,unsupported,unsupported' }])
 })
@@ -212,7 +199,7 @@ t.test('URL elicitation in a 2025-11-25 session carries an elicitationId', async
   const { url } = await serve(t, {}, (app) => {
     app.registerTool({ name: 'link', async execute (args, ctx) { return (await ctx.elicit.url('auth', 'Sign in', 'https://example.com/a')).action } })
   })
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'link')
   const request = await stream.message()
   t.match(request.params, { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: /^[0-9a-f-]{36}$/ })
@@ -231,7 +218,7 @@ t.test('asking the same key twice asks once', async (t) => {
       }
     })
   })
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'twice')
   const request = await stream.message()
   await answer(url, sid, request.id, { result: { roots: [{ uri: 'file:///a' }] } })
@@ -243,9 +230,9 @@ t.test('prompts and resources whose question fails answer -32603 naming it', asy
     app.registerPrompt(definePrompt({ name: 'p', async get (args, ctx) { return (await ctx.roots('r')).action } }))
     app.registerResource({ uri: 'app://r', name: 'r', async read (uri, vars, ctx) { return (await ctx.roots('r')).action } })
   })
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   for (const [body, what] of [[{ method: 'prompts/get', params: { name: 'p' } }, "prompt 'p'"], [{ method: 'resources/read', params: { uri: 'app://r' } }, "resource 'app://r'"]] as const) {
-    const stream = await post(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 5, ...body })
+    const stream = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 5, ...body })
     const request = await stream.message()
     await answer(url, sid, request.id, { error: { code: -32601, message: 'no roots here' } })
     const failed = await stream.message()
@@ -261,9 +248,9 @@ t.test('an answer posted to another instance of the fleet reaches the one that a
   const b = await serve(t, { bus, sessions: { store: sessions } }, (app) => greet(app))
   const events: BusEvent[] = []
   t.teardown(bus.subscribe((event) => events.push(event)))
-  const sid = await session(a.url)
+  const sid = await sessionOn(a.url, { capabilities: ALL })
   // the session's GET stream sees the bus too, and leaves answers alone
-  const get = await open(a.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' } })
+  const get = await getStream(a.url, sid)
   t.teardown(() => get.close())
   const stream = await callTool(a.url, sid, 'greet')
   const request = await stream.message()
@@ -287,17 +274,15 @@ t.test('a bus that fails to carry an answer is logged, and the POST still accept
   const bus = new MemoryBus()
   bus.publish = () => { throw new Error('bus down') }
   const app = await build({ keepAlive: 0, bus }, { logger: log.logger })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/mcp`
-  const sid = await session(url)
+  const url = await listen(t, app)
+  const sid = await sessionOn(url, { capabilities: ALL })
   t.equal(await answer(url, sid, 'sake-nobody-1', { result: {} }), 202)
   t.match(log.errors()[0], { msg: /the bus failed to carry a client response/, err: { message: 'bus down' } })
 })
 
 t.test('2025-03-26 batches: an answer inside a batch reaches its question', async (t) => {
   const { url } = await serve(t, {}, (app) => greet(app))
-  const sid = await session(url, ALL, '2025-03-26')
+  const sid = await sessionOn(url, { capabilities: ALL, protocolVersion: '2025-03-26' })
   // 2025-03-26 has no elicitation: use roots through a tool of its own
   const stream = await open(url, { method: 'POST', headers: { ...base, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'greet', arguments: {} } }) })
   t.same((await stream.json()).result.content, [{ type: 'text', text: 'unsupported' }])
@@ -311,7 +296,7 @@ t.test('the tool error a question produces when the tool does not catch it', asy
   const { url } = await serve(t, {}, (app) => {
     app.registerTool({ name: 'bare', async execute (args, ctx) { const r = await ctx.roots('r'); return r.action === 'accept' ? 'ok' : toolError('no') } })
   })
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'bare')
   const request = await stream.message()
   await answer(url, sid, request.id, { error: { code: 1, message: 'nope' } })
@@ -323,9 +308,8 @@ t.test('closing the server ends the wait of a question at once; the call answers
   const seen: unknown[] = []
   const app = await build({ keepAlive: 0 })
   greet(app, seen)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/mcp`
-  const sid = await session(url)
+  const url = await listen(t, app, { teardown: false })
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'greet')
   await stream.message()
   const started = Date.now()
@@ -350,8 +334,8 @@ t.test('a streamed 2025-11-25 call asks on its resumable stream; a client that r
       }
     })
   })
-  const sid = await session(url)
-  const stream = await post(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { progressToken: 'p' } } })
+  const sid = await sessionOn(url, { capabilities: ALL })
+  const stream = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { progressToken: 'p' } } })
   const priming = await stream.next()
   t.equal(priming!.data, '')
   const progress = await stream.next()
@@ -363,7 +347,7 @@ t.test('a streamed 2025-11-25 call asks on its resumable stream; a client that r
   // question is replayed on the GET that resumes the stream
   stream.close()
   await sleep(50)
-  const resumed = await open(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'last-event-id': progress!.id! } })
+  const resumed = await getStream(url, sid, progress!.id!)
   const replayed = await resumed.next()
   t.equal(replayed!.id, asked!.id, 'the question, with its event id')
   t.same(JSON.parse(replayed!.data!), question)
@@ -378,9 +362,8 @@ t.test('a tool that needs more scope keeps its 403 challenge for a client that c
   app.registerTool({ name: 'strict', execute: () => { throw new InsufficientScopeError(['a:write']) } })
   t.teardown(() => app.close())
   for (const capabilities of [{}, ALL]) {
-    const init = await app.inject({ method: 'POST', url: '/mcp', headers: base, payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'c', version: '1' } } } })
-    const sid = init.headers['mcp-session-id'] as string
-    const res = await app.inject({ method: 'POST', url: '/mcp', headers: { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, payload: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'strict', arguments: {} } } })
+    const sid = await openSession(app, '2025-06-18', { capabilities, clientInfo: { name: 'c', version: '1' }, initialized: false })
+    const res = await app.inject(sessionPost(sid, '2025-06-18', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'strict', arguments: {} } }))
     t.equal(res.statusCode, 403, JSON.stringify(capabilities))
     t.match(res.headers['www-authenticate'], /insufficient_scope", scope="a:write"/)
     t.equal(JSON.parse(res.body).id, 4)
@@ -390,22 +373,23 @@ t.test('a tool that needs more scope keeps its 403 challenge for a client that c
 t.test('a question asked once the server is closing fails at once', async (t) => {
   const seen: unknown[] = []
   const app = await build({ keepAlive: 0, inputTimeout: 60_000 })
+  // the tool asks again only once close() has begun: this preClose hook runs after the plugin's
+  const closing = deferred()
+  app.addHook('preClose', async () => { closing.resolve() })
   app.registerTool({
     name: 'slow',
     async execute (args, ctx) {
       await ctx.roots('first')
-      await sleep(150)
+      await closing.promise
       return (await ctx.roots('late').catch((err) => { seen.push(err); throw err })).action
     }
   })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/mcp`
-  const sid = await session(url)
+  const url = await listen(t, app, { teardown: false })
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'slow')
   const first = await stream.message()
   await answer(url, sid, first.id, { result: { roots: [] } })
   const started = Date.now()
-  await sleep(20)
   await app.close()
   t.ok(Date.now() - started < 2000, 'close did not wait for inputTimeout')
   t.match(seen[0], { reason: 'cancelled', message: /the server is closing: roots\/list \('late'\) was not sent/ })
@@ -424,14 +408,14 @@ t.test('questions left open are cancelled when the call answers, and when the se
     })
     greet(app, seen)
   })
-  const sid = await session(url)
+  const sid = await sessionOn(url, { capabilities: ALL })
   const stream = await callTool(url, sid, 'race')
   const [one, two] = [await stream.message(), await stream.message()]
   const roots = one.method === 'roots/list' ? one : two
   const sampling = one.method === 'roots/list' ? two : one
   await answer(url, sid, roots.id, { result: { roots: [] } })
   t.same((await stream.message()).result.content, [{ type: 'text', text: 'accept' }])
-  for (let i = 0; i < 20 && seen.length === 0; i++) await sleep(10)
+  await until(() => seen.length > 0, { step: 10, tries: 20 })
   t.match(seen[0], { reason: 'cancelled', message: /the call answered before the client answered sampling\/createMessage \('b'\)/ })
   t.equal(await answer(url, sid, sampling.id, { result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }), 202, 'a late answer is dropped')
 

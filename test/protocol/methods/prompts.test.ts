@@ -4,8 +4,9 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, StringEnum, userMessage, assistantMessage, text, image, resource, resourceLink, ProtocolError } from '../../../lib/index.js'
-import { build, openSession } from '../../helpers/app.js'
-import { captureLog, modernMeta, modernPost, send, sessionPost } from '../../helpers/http.js'
+import { build } from '../../helpers/app.js'
+import { openSession, modernMeta, modernPost, send, sessionPost } from '../../helpers/requests.js'
+import { captureLog } from '../../helpers/logs.js'
 
 const SECRET = 'password=hunter2 at db.internal:5432'
 const SERVER_META = { 'io.modelcontextprotocol/serverInfo': { name: 'test-server', version: '1.0.0' } }

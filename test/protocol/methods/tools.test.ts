@@ -13,9 +13,11 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, StringEnum, ToolError, toolError, withMeta, text, MissingCapabilityError, InsufficientScopeError } from '../../../lib/index.js'
-import { build, openSession, modernRequest, legacyRequest, rpc } from '../../helpers/app.js'
-import { captureLog, modernCall, modernMeta, modernPost, send, sessionPost } from '../../helpers/http.js'
-import { METADATA_URL, authApp, bearer, startIssuer } from '../../auth/helpers.js'
+import { build } from '../../helpers/app.js'
+import { openSession, modernRequest, sessionPost, rpc, modernCall, modernMeta, modernPost, send } from '../../helpers/requests.js'
+import { METADATA_URL, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
+import { sseMessages } from '../../helpers/sse.js'
+import { captureLog } from '../../helpers/logs.js'
 
 t.test('tools/call (was http/tools-call)', async (t) => {
   const SERVER_INFO = { name: 'test-server', version: '1.0.0' }
@@ -307,7 +309,7 @@ t.test('a missing client capability (was http/missing-capability)', async (t) =>
     t.same(rpc(withIt).result.content, [{ type: 'text', text: 'sampled' }])
 
     const session = await openSession(app)
-    const legacy = await app.inject(legacyRequest(session, '2025-11-25', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'needs_sampling', arguments: {} } }))
+    const legacy = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'needs_sampling', arguments: {} } }))
     t.equal(legacy.statusCode, 200)
     t.same(rpc(legacy).result, { content: [{ type: 'text', text: "Tool 'needs_sampling': this call needs the client capabilities sampling, which the request did not declare" }], isError: true })
   })
@@ -315,10 +317,6 @@ t.test('a missing client capability (was http/missing-capability)', async (t) =>
 
 t.test('InsufficientScopeError thrown by a tool (was auth/dynamic-scope)', async (t) => {
   const CHALLENGE = `Bearer error="insufficient_scope", scope="issues:admin", resource_metadata="${METADATA_URL}", error_description="The access token lacks a scope this operation needs"`
-
-  function events (body: string): any[] {
-    return body.split('\n').filter((line) => line.startsWith('data: ') && line.length > 6).map((line) => JSON.parse(line.slice(6)))
-  }
 
   t.test('thrown from a tool: 403 with the challenge, or an in-stream error once streaming', async (t) => {
     const issuer = await startIssuer(t)
@@ -344,19 +342,18 @@ t.test('InsufficientScopeError thrown by a tool (was auth/dynamic-scope)', async
     const streamed = await app.inject(modernRequest('tools/call', { name: 'close_any', arguments: { owner: 'bob' }, _meta: { progressToken: 'p' } }, writer))
     t.equal(streamed.statusCode, 200, 'the stream was already open')
     t.match(streamed.headers['content-type'], /^text\/event-stream/)
-    const [progress, answer] = events(streamed.body)
+    const [progress, answer] = sseMessages(streamed.body, { space: 'required' })
     t.equal(progress.method, 'notifications/progress')
     t.same(answer.error, { code: -32600, message: "Forbidden: tool 'close_any' needs the scope issues:admin, which the access token does not grant", data: { error: 'insufficient_scope', scopes: ['issues:admin'] } })
 
     // 2025 session: a lone message gets the 403; inside a batch the refusal is that item's error
     const reader = bearer(await issuer.sign({ scope: 'issues:write' }))
-    const init = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', ...reader }, payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } } } })
-    const session = init.headers['mcp-session-id'] as string
+    const session = await openSession(app, '2025-03-26', { headers: { accept: undefined, ...reader }, clientInfo: { name: 'c', version: '1' }, initialized: false })
     const call = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'close_any', arguments: { owner: 'bob' } } }
-    const alone = await app.inject(legacyRequest(session, '2025-03-26', call, reader))
+    const alone = await app.inject(sessionPost(session, '2025-03-26', call, reader))
     t.equal(alone.statusCode, 403)
     t.equal(alone.headers['www-authenticate'], CHALLENGE)
-    const batch = await app.inject(legacyRequest(session, '2025-03-26', [call, { jsonrpc: '2.0', id: 5, method: 'ping' }], reader))
+    const batch = await app.inject(sessionPost(session, '2025-03-26', [call, { jsonrpc: '2.0', id: 5, method: 'ping' }], reader))
     t.equal(batch.statusCode, 200)
     t.same(JSON.parse(batch.body).map((item: { id: number, error?: { data: unknown } }) => [item.id, item.error?.data]), [[4, { error: 'insufficient_scope', scopes: ['issues:admin'] }], [5, undefined]])
   })

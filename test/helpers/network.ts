@@ -1,11 +1,9 @@
-// Raw SSE over a real port: open a stream with fetch, read its events one by one, close it.
-import type { Test } from 'tap'
+// Requests over a real port: streams read event by event, 2026-07-28 and 2025 POSTs, a 2025 session, its GET stream, and a request with a Host header of our choosing.
 import { request, type IncomingMessage } from 'node:http'
-import type { FastifyInstance } from 'fastify'
-import { MODERN, modernMeta } from '../helpers/app.js'
+import { MODERN, modernMeta } from './requests.js'
+import { takeSseEvents, type SseEvent } from './sse.js'
 
-export interface SseEvent { id?: string, data?: string, retry?: number, comment?: string }
-
+/** A response over the network, read as SSE events as they arrive (or, with `json()`, as one JSON body). */
 export interface OpenStream {
   status: number
   headers: Headers
@@ -19,16 +17,8 @@ export interface OpenStream {
   json (): Promise<any>
 }
 
-/** Listens on 127.0.0.1 and returns the endpoint URL; the app closes at teardown. */
-export async function listen (t: Test, app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as { port: number }
-  return `http://127.0.0.1:${port}/mcp`
-}
-
+/** Sends one request on a connection of its own (closing the stream closes the socket, nothing pooled) and resolves with its headers. */
 export async function open (url: string, init: { method: string, headers: Record<string, string>, body?: string }): Promise<OpenStream> {
-  // node:http with a connection of its own: closing the stream closes the socket, nothing pooled
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, { method: init.method, headers: init.headers, agent: false }, resolve)
     req.on('error', reject)
@@ -41,19 +31,9 @@ export async function open (url: string, init: { method: string, headers: Record
   const waiters: Array<() => void> = []
   const wake = (): void => { for (const w of waiters.splice(0)) w() }
   const parse = (): void => {
-    let end: number
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      const event: SseEvent = {}
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) event.comment = line.slice(1).trim()
-        else if (line.startsWith('id:')) event.id = line.slice(3).trim()
-        else if (line.startsWith('retry:')) event.retry = Number(line.slice(6))
-        else if (line.startsWith('data:')) event.data = (event.data ?? '') + line.slice(5).trim()
-      }
-      pending.push(event)
-    }
+    const { events, rest } = takeSseEvents(buffer)
+    buffer = rest
+    pending.push(...events)
   }
   let text = ''
   res.on('data', (chunk: string) => { text += chunk; buffer += chunk; parse(); wake() })
@@ -95,8 +75,12 @@ export async function open (url: string, init: { method: string, headers: Record
 
 let nextId = 1
 
-/** A modern POST over the network, answered as a stream or JSON. */
-export async function modernPost (url: string, method: string, params: Record<string, any> = {}, headers: Record<string, string> = {}, id: number | string = nextId++): Promise<OpenStream> {
+/**
+ * A 2026-07-28 POST over the network (the network twin of requests.ts `modernRequest`), answered
+ * as a stream or JSON: `params._meta` merged over the modern defaults, a fresh id unless given, and
+ * Mcp-Name set for tools/call whatever `params.name` is. `headers` are spread over the defaults.
+ */
+export async function streamPost (url: string, method: string, params: Record<string, any> = {}, headers: Record<string, string> = {}, id: number | string = nextId++): Promise<OpenStream> {
   const h: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -108,23 +92,28 @@ export async function modernPost (url: string, method: string, params: Record<st
   return open(url, { method: 'POST', headers: h, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta(params._meta) } }) })
 }
 
-/** `initialize` + `notifications/initialized` over the network; returns the session id. */
-export async function session (url: string, protocolVersion = '2025-11-25'): Promise<string> {
-  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-  const res = await open(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) })
-  await res.json()
-  const id = res.headers.get('mcp-session-id')!
-  await (await open(url, { method: 'POST', headers: { ...base, 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).rest()
-  return id
-}
-
-/** A request on a 2025 session over the network. */
-export async function legacyPost (url: string, sessionId: string, protocolVersion: string, body: unknown): Promise<OpenStream> {
+/** A POST on a 2025 session over the network; `headers` are spread over the JSON, Accept and session headers (an Accept of its own, say). */
+export async function legacyPost (url: string, sessionId: string, protocolVersion: string, body: unknown, headers: Record<string, string> = {}): Promise<OpenStream> {
   return open(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion, ...headers },
     body: JSON.stringify(body)
   })
+}
+
+/**
+ * `initialize` (clientInfo `raw`) + `notifications/initialized` over the network; returns the
+ * session id. Default: version 2025-11-25 and no capabilities (requests.ts `ALL_CAPABILITIES` for a
+ * client that can be asked everything).
+ */
+export async function sessionOn (url: string, options: { protocolVersion?: string, capabilities?: Record<string, unknown> } = {}): Promise<string> {
+  const { protocolVersion = '2025-11-25', capabilities = {} } = options
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  const res = await open(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } } }) })
+  await res.json()
+  const id = res.headers.get('mcp-session-id')!
+  await (await legacyPost(url, id, protocolVersion, { jsonrpc: '2.0', method: 'notifications/initialized' })).rest()
+  return id
 }
 
 /** The session's GET stream (or a resumption, with `lastEventId`). */
@@ -134,4 +123,28 @@ export async function getStream (url: string, sessionId: string, lastEventId?: s
   return open(url, { method: 'GET', headers })
 }
 
-export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
+export interface RawRequest {
+  port: number
+  /** Exactly the headers sent, Host among them if given (fetch would not let us set Host). */
+  headers: Record<string, string>
+  /** Where to connect; default 127.0.0.1. */
+  address?: string
+  path?: string
+  method?: string
+  body?: string
+}
+
+/** One request with exactly the headers given, Host included; the status and the parsed JSON body (undefined when empty). */
+export async function rawRequest (options: RawRequest): Promise<{ status: number, body: any }> {
+  const { port, headers, address = '127.0.0.1', path = '/mcp', method = 'POST', body } = options
+  return new Promise((resolve, reject) => {
+    const req = request({ host: address, port, path, method, headers }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { text += chunk })
+      res.on('end', () => resolve({ status: res.statusCode!, body: text === '' ? undefined : JSON.parse(text) }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}

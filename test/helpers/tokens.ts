@@ -1,14 +1,14 @@
-// An authorization server as small as a test needs: signing keys generated with jose, their
-// public halves served as a JWKS by a real Fastify server on a real port, and a token minter.
+// An authorization server as small as a test needs: signing keys (generated once per process), their public halves served as a JWKS on a real port, a token minter, and an app with auth on.
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
-import { SignJWT, exportJWK, generateKeyPair, type JWTPayload, type CryptoKey } from 'jose'
+import { SignJWT, exportJWK, generateKeyPair, type JWTPayload, type CryptoKey, type GenerateKeyPairResult } from 'jose'
 import { Type } from '../../lib/index.js'
 import type { SakeOptions } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
+import { build, listen, portOf } from './app.js'
 
 export const RESOURCE = 'https://mcp.example.com/mcp'
 export const METADATA_URL = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
+export const SCOPES = { 'issues:read': 'Read issues', 'issues:write': 'Change issues', 'issues:admin': 'Administer issues' }
 
 export interface Issuer {
   /** The issuer identifier (`iss`), also the authorization server URL. */
@@ -22,9 +22,19 @@ export interface Issuer {
   readonly strangerKey: CryptoKey
 }
 
+// RSA key generation takes ~180 ms a pair: every issuer of this process shares the same two pairs
+// (the JWKS key and the stranger's). Issuers still differ by their URL, and so by `iss`.
+let keys: Promise<[GenerateKeyPairResult, GenerateKeyPairResult]> | undefined
+
+/** The two RS256 key pairs of this process, generated on first use. */
+async function keyPairs (): Promise<[GenerateKeyPairResult, GenerateKeyPairResult]> {
+  keys ??= Promise.all([generateKeyPair('RS256'), generateKeyPair('RS256')])
+  return await keys
+}
+
+/** Starts an issuer: its JWKS (kid key-1) served on 127.0.0.1 until `t` ends. */
 export async function startIssuer (t: Test): Promise<Issuer> {
-  const { publicKey, privateKey } = await generateKeyPair('RS256')
-  const stranger = await generateKeyPair('RS256')
+  const [{ publicKey, privateKey }, stranger] = await keyPairs()
   const jwk = { ...await exportJWK(publicKey), kid: 'key-1', alg: 'RS256', use: 'sig' }
   let fetches = 0
   const server: FastifyInstance = Fastify()
@@ -32,10 +42,8 @@ export async function startIssuer (t: Test): Promise<Issuer> {
     fetches++
     return { keys: [jwk] }
   })
-  await server.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => server.close())
-  const { port } = server.server.address() as { port: number }
-  const issuer = `http://127.0.0.1:${port}`
+  await listen(t, server)
+  const issuer = `http://127.0.0.1:${portOf(server)}`
   return {
     issuer,
     jwks: `${issuer}/jwks.json`,
@@ -55,8 +63,6 @@ export async function startIssuer (t: Test): Promise<Issuer> {
   }
 }
 
-export const SCOPES = { 'issues:read': 'Read issues', 'issues:write': 'Change issues', 'issues:admin': 'Administer issues' }
-
 /** An app with auth on (the built-in JWT verifier against `issuer`) and tools under each scope. */
 export async function authApp (issuer: Issuer, auth: Partial<NonNullable<Exclude<SakeOptions['auth'], false>>> = {}, options: Partial<SakeOptions> = {}): Promise<FastifyInstance> {
   const app = await build({
@@ -73,6 +79,7 @@ export async function authApp (issuer: Issuer, auth: Partial<NonNullable<Exclude
   return app
 }
 
+/** The Authorization header of a bearer token. */
 export function bearer (token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` }
 }
