@@ -42,7 +42,7 @@ export type ToolInfo = Readonly<Record<string, unknown>> & { readonly name: stri
 /** The read-only view of this MCP server on the Fastify instance: `app.mcp`. */
 export interface McpView {
   readonly info: Readonly<ServerInfo>
-  /** The endpoint path. */
+  /** The endpoint's full path, the prefix of the plugin's Fastify context included (`/a/mcp` under `prefix: '/a'`). */
   readonly path: string
   /** The registered tools, by name. */
   readonly tools: ReadonlyMap<string, ToolInfo>

@@ -18,6 +18,7 @@ import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
 import { serverContext } from './protocol/server.js'
 import { metadataRoutes } from './auth/metadata.js'
+import { underPrefix } from './auth/options.js'
 import { Cancellations } from './http/cancellation.js'
 import { routes } from './http/routes.js'
 import { Streams } from './http/streams.js'
@@ -33,6 +34,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     app.log.warn('fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys')
   }
 
+  // under a Fastify prefix every route of ours answers below it: the endpoint and the metadata alike
+  const path = app.prefix === '' || options.path !== '/' ? app.prefix + options.path : app.prefix
+  const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
   const registry = new Registry(options.scopes)
   const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
   const bus = options.bus ?? new MemoryBus()
@@ -46,7 +50,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     sessions,
     sealer: options.sealer,
     inputTimeout: options.inputTimeout,
-    hideForbidden: options.auth?.hideForbidden === true
+    hideForbidden: auth?.hideForbidden === true
   })
   const streams = new Streams({ bus, events, sessions, keepAlive: options.keepAlive })
 
@@ -67,10 +71,10 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   app.decorate('registerTool', registerTool as RegisterTool)
   app.decorate('registerResource', registerResource as RegisterResource)
   app.decorate('registerPrompt', registerPrompt as RegisterPrompt)
-  app.decorate('mcp', mcpView({ info: options.info, path: options.path, registry, bus, scopes: options.scopes }))
+  app.decorate('mcp', mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
   // null until the auth hook of our routes sets it (and always with auth off)
   app.decorateRequest('mcpAuth', null)
-  if (options.auth !== undefined) metadataRoutes(app, options.auth, options.scopes, options.path)
+  if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
 
   app.addHook('onReady', async () => {
     registry.seal()
@@ -87,7 +91,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.events.store === undefined) await events.close?.()
   })
 
-  const endpoint = { server, sessions, streams, auth: options.auth, cancellations: new Cancellations() }
+  const endpoint = { server, sessions, streams, auth, cancellations: new Cancellations() }
   await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options })
 }
 

@@ -4,6 +4,7 @@
  * never to the host's routes.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
 import sjson from 'secure-json-parse'
 import { ProtocolError } from '../errors.js'
 import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../spec/jsonrpc.js'
@@ -49,9 +50,10 @@ function fromFastify (error: FastifyError, request: FastifyRequest, options: Rou
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ProtocolError(INVALID_REQUEST, 'Bad Request: Content-Length does not match the body', 400)
   }
-  // any other 4xx Fastify raised before our handler ran (e.g. an aborted body)
+  // any other 4xx raised before our handler ran (an aborted body; a host hook such as
+  // @fastify/rate-limit's 429): its own status, and its own reason phrase, not "Bad Request"
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return new ProtocolError(INVALID_REQUEST, `Bad Request: ${error.message}`, error.statusCode)
+    return new ProtocolError(INVALID_REQUEST, `${STATUS_CODES[error.statusCode] ?? 'Client Error'}: ${error.message}`, error.statusCode)
   }
   return undefined
 }
