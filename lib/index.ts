@@ -6,7 +6,7 @@
  * the endpoint's routes, which live in their own encapsulated context.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { SakeOptionError } from './errors.js'
 import { resolveOptions, type SakeOptions } from './options.js'
 import { Registry } from './define/registry.js'
@@ -20,7 +20,8 @@ import { serverContext } from './protocol/server.js'
 import { metadataRoutes } from './auth/metadata.js'
 import { underPrefix } from './auth/options.js'
 import { Cancellations } from './http/cancellation.js'
-import { routes } from './http/routes.js'
+import { requestInfo } from './http/request-info.js'
+import { kMcpRoute, routes } from './http/routes.js'
 import { Streams } from './http/streams.js'
 import { mcpView } from './mcp-view.js'
 import type { RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
@@ -74,6 +75,13 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   app.decorate('mcp', mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
   // null until the auth hook of our routes sets it (and always with auth off)
   app.decorateRequest('mcpAuth', null)
+  // computed when read, on our routes only: the host's other routes pay nothing (http/request-info.ts)
+  app.decorateRequest('mcp', {
+    getter (this: FastifyRequest) {
+      const served = (this.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[kMcpRoute]
+      return served === registry ? requestInfo(this, registry) : null
+    }
+  })
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
 
   app.addHook('onReady', async () => {
@@ -92,7 +100,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   })
 
   const endpoint = { server, sessions, streams, auth, cancellations: new Cancellations() }
-  await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options })
+  await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */
@@ -110,6 +118,8 @@ export type { RequestContext, ToolContext, CompletionContext } from './define/co
 export type { AuthInfo, ClientInfo, ServerInfo } from './spec/types.js'
 export type { LogLevel } from './spec/log-levels.js'
 export type { RegisterTool, RegisterResource, RegisterPrompt, McpView, ToolInfo, ListedInfo } from './api.js'
+export type { McpRequestInfo } from './http/request-info.js'
+export type { McpRouteOptions } from './http/route-options.js'
 export type {
   InputContext, Elicit, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,
   SampledMessage, Root, Unsupported, Declined, Cancelled

@@ -15,6 +15,7 @@ import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
 import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './spec/types.js'
 import { hostEntry, originEntry } from './http/origin.js'
+import { resolveRouteOptions, type McpRouteOptions, type ResolvedRouteOptions } from './http/route-options.js'
 import { RequestStateSealer } from './state/request-state.js'
 
 export interface RequestStateOptions {
@@ -109,6 +110,11 @@ export interface SakeOptions {
   auth?: AuthOptions | false
   /** The scopes tools, resources and prompts may require (`scope`), each with its description. */
   scopes?: ScopesOption
+  /**
+   * Fastify route options for the MCP routes: `config` (e.g. `config.rateLimit`), route hooks
+   * (after the plugin's own), `logLevel`, `logSerializers`, `constraints`.
+   */
+  routeOptions?: McpRouteOptions
 }
 
 export interface ResolvedOptions {
@@ -133,6 +139,7 @@ export interface ResolvedOptions {
   /** undefined: authorization is off. */
   readonly auth: ResolvedAuth | undefined
   readonly scopes: ReadonlyMap<string, string>
+  readonly routeOptions: ResolvedRouteOptions
 }
 
 export const defaults = Object.freeze({
@@ -149,7 +156,7 @@ export const defaults = Object.freeze({
   inputTimeout: 10 * 60_000 // 10 minutes, in ms: a person reads the question and answers it
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const REQUEST_STATE_KEYS = ['keys', 'ttl']
@@ -289,6 +296,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     allowedHosts: allowList(input, 'allowedHosts', "host names ('localhost', 'mcp.example.com:8443')", hostEntry),
     allowedOrigins: allowList(input, 'allowedOrigins', "origins ('https://app.example.com')", originEntry),
     auth: resolveAuth(input.auth),
-    scopes: resolveScopes(input.scopes)
+    scopes: resolveScopes(input.scopes),
+    routeOptions: resolveRouteOptions(input.routeOptions)
   })
 }

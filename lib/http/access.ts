@@ -14,7 +14,10 @@ import type { Endpoint } from './endpoint.js'
 export function authorize (endpoint: Endpoint, request: FastifyRequest, target: Target | undefined): void {
   if (endpoint.auth === undefined) return
   const refusal = refusalOf(target, request.mcpAuth!)
-  if (refusal !== undefined) throw challengeFor(endpoint.auth.metadataUrl, refusal)
+  if (refusal === undefined) return
+  // not our failure, and not the client's secret: who was refused what, at info
+  request.log.info({ subject: request.mcpAuth!.subject, reason: refusal.reason, scopes: refusal.scopes }, `fastify-sake: refused: ${refusal.message}`)
+  throw challengeFor(endpoint.auth.metadataUrl, refusal)
 }
 
 /**

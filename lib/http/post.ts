@@ -11,7 +11,7 @@ import { isModern, readModernMeta } from '../protocol/meta.js'
 import { httpError } from './access.js'
 import { handleBatch } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
-import { headerValue } from './headers.js'
+import { NAME_SOURCE, headerValue } from './headers.js'
 import { handleInitialize, handleLegacy } from './legacy.js'
 import { handleModern } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
@@ -32,6 +32,7 @@ export async function handlePost (endpoint: Endpoint, request: FastifyRequest, r
   try {
     if (Array.isArray(body)) return await handleBatch(endpoint, request, reply, body)
     const message = readMessage(body)
+    if (message.kind !== 'response') bindLog(request, reply, message.method, message.params)
     if (message.kind !== 'response' && isModern(message.params)) return await handleModern(endpoint, request, reply, message)
     if (message.kind === 'request' && message.method === 'initialize') return await handleInitialize(endpoint, request, reply, message)
     const sessionId = headerValue(request.headers, 'mcp-session-id')
@@ -41,6 +42,18 @@ export async function handlePost (endpoint: Endpoint, request: FastifyRequest, r
     if (err instanceof ProtocolError) return sendError(reply, idOf(body), httpError(endpoint, err))
     throw err
   }
+}
+
+/**
+ * Names the MCP method and target in every line the request logs from here on, Fastify's own
+ * "request completed" included (it logs through `reply.log`), so a call can be found by its tool.
+ */
+function bindLog (request: FastifyRequest, reply: FastifyReply, method: string, params: Record<string, unknown> | undefined): void {
+  const field = NAME_SOURCE[method]
+  const name = field === undefined ? undefined : params?.[field]
+  const log = request.log.child({ mcp: typeof name === 'string' ? { method, name } : { method } })
+  request.log = log
+  reply.log = log
 }
 
 /** Neither era: a 2025 request without a session, or a 2026-07-28 one without its `_meta`. */

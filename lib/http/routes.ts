@@ -16,6 +16,7 @@ import { originGuard, type OriginPolicy } from './origin.js'
 import { handlePost } from './post.js'
 import { sendError } from './respond.js'
 import { findSession } from './sessions.js'
+import { routeShape, type ResolvedRouteOptions } from './route-options.js'
 
 export interface RouteOptions {
   readonly endpoint: Endpoint
@@ -23,7 +24,12 @@ export interface RouteOptions {
   readonly bodyLimit: number
   /** The Host/Origin allow-lists (DNS-rebinding protection). */
   readonly origin: OriginPolicy
+  /** The user's route options for every MCP route. */
+  readonly routeOptions: ResolvedRouteOptions
 }
+
+/** In each MCP route's `config`: the registry it serves, which `request.mcp` reads. */
+export const kMcpRoute = Symbol('fastify-sake.route')
 
 function contentType (request: FastifyRequest): string {
   const value = request.headers['content-type']
@@ -73,7 +79,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   // origin first (a rebinding attack is refused before any token work), then the bearer token;
   // with neither, no hook at all
   const onRequest = [guard, endpoint.auth === undefined ? undefined : authHook(endpoint.auth, endpoint.server.registry)].filter((hook) => hook !== undefined)
-  const hooks = onRequest.length === 0 ? {} : { onRequest }
+  const hooks = routeShape(options.routeOptions, { onRequest, config: { [kMcpRoute]: endpoint.server.registry } })
 
   // our own parser keeps the parse error's message (Fastify's default drops it) and still
   // refuses __proto__ / constructor.prototype keys
