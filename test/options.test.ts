@@ -45,7 +45,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes$/)
+  await refused(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions$/)
   await refused(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refused(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refused(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -132,7 +132,8 @@ t.test('defaults', async (t) => {
     resources: [],
     prompts: [],
     auth: undefined,
-    scopes: new Map()
+    scopes: new Map(),
+    routeOptions: { config: {}, plain: {}, hooks: {} }
   })
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(resolved.info) && Object.isFrozen(resolved.sessions) && Object.isFrozen(resolved.tools), 'frozen')
   t.ok(Object.isFrozen(defaults))

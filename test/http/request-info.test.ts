@@ -73,3 +73,18 @@ t.test('initialize, resources, prompts, notifications, batches and malformed bod
   await app.inject(modernRequest('tools/call', { name: 'add', arguments: { a: 1 } }, { 'mcp-param-b': '=?base64?***?=' }))
   t.same(seen.filter((one) => one.hook === 'onRequest').at(-1)!.mcp?.params, {}, 'nor an undecodable Mcp-Param')
 })
+
+t.test('versions that are not ones: what cannot be told stays undefined', async (t) => {
+  const { app, seen } = await server(t)
+  const last = (hook: string): McpRequestInfo | null => seen.filter((one) => one.hook === hook).at(-1)!.mcp
+  // a _meta version that is not a string: still the modern era (the server answers -32602), no version
+  await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 2026 } } } })
+  t.match(last('preValidation'), { era: 'modern', protocolVersion: undefined })
+  // a session request whose MCP-Protocol-Version is no 2025 version
+  await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', 'mcp-session-id': 'nope', 'mcp-protocol-version': '1999-01-01' }, payload: { jsonrpc: '2.0', id: 2, method: 'ping' } })
+  t.match(last('onRequest'), { era: 'legacy', sessionId: 'nope', protocolVersion: '1999-01-01' }, 'before the body: the header as sent')
+  t.match(last('preValidation'), { era: 'legacy', sessionId: 'nope', protocolVersion: undefined }, 'from the body on: only a version the era has')
+  // no era at all before the body: no version either
+  await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', 'mcp-protocol-version': '1999-01-01' }, payload: { jsonrpc: '2.0', id: 3, method: 'ping' } })
+  t.match(last('onRequest'), { era: undefined, protocolVersion: undefined })
+})
