@@ -81,16 +81,25 @@ export function resolveRouteOptions (value: unknown): ResolvedRouteOptions {
   return Object.freeze({ config: Object.freeze({ ...config }), plain: Object.freeze(plain), hooks: Object.freeze(hooks) })
 }
 
+/** The plugin's own hooks of one route, and its `config` marker. */
+export interface OwnRouteOptions {
+  readonly onRequest: readonly Hook[]
+  readonly preValidation?: readonly Hook[]
+  readonly preHandler?: readonly Hook[]
+  readonly config: Readonly<Record<string | symbol, unknown>>
+}
+
 /**
- * The options of one MCP route: the user's, with the plugin's `config` marker and its own
- * `onRequest` hooks (Origin, token) first, so a refused caller never reaches the user's hooks.
+ * The options of one MCP route: the user's, with the plugin's `config` marker, and the plugin's
+ * own hooks first in each stage (Origin, token, the era's checks, authorization), so a refused
+ * request never reaches the user's route hooks.
  */
-export function routeShape (user: ResolvedRouteOptions, own: { readonly onRequest: readonly Hook[], readonly config: Readonly<Record<string | symbol, unknown>> }): Record<string, unknown> {
+export function routeShape (user: ResolvedRouteOptions, own: OwnRouteOptions): Record<string, unknown> {
   const shape: Record<string, unknown> = { ...user.plain, config: { ...user.config, ...own.config } }
-  const onRequest = [...own.onRequest, ...(user.hooks.onRequest ?? [])]
-  if (onRequest.length > 0) shape.onRequest = onRequest
   for (const name of ROUTE_HOOKS) {
-    if (name !== 'onRequest' && user.hooks[name] !== undefined) shape[name] = [...user.hooks[name]]
+    const ours = name === 'onRequest' || name === 'preValidation' || name === 'preHandler' ? own[name] ?? [] : []
+    const hooks = [...ours, ...(user.hooks[name] ?? [])]
+    if (hooks.length > 0) shape[name] = hooks
   }
   return shape
 }

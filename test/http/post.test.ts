@@ -57,3 +57,38 @@ t.test('a call refused by scope leaves one info line naming who and why', async 
   t.match(refused[0], { level: 30, subject: 'bob', reason: 'insufficient_scope', scopes: ['admin'], mcp: { method: 'tools/call', name: 'admin' } })
   t.match(refused[0].msg, /tool 'admin' needs the scope admin/)
 })
+
+t.test('the checks are route hooks: the host\'s hooks of a stage run first, and a refusal stops the rest', async (t) => {
+  const stages: string[] = []
+  const app = Fastify({ logger: false })
+  app.addHook('preValidation', async (request) => { stages.push(`host preValidation ${request.mcp?.name ?? '-'}`) })
+  app.addHook('preHandler', async (request) => { stages.push(`host preHandler ${request.mcp?.name ?? '-'}`) })
+  await app.register(sake, {
+    name: 'hooked',
+    version: '1.0.0',
+    scopes: { admin: 'Admin' },
+    auth: { resource: 'http://localhost/mcp', authorizationServers: ['https://auth.example.com'], verify: () => ({ subject: 'bob', scopes: [] }) },
+    routeOptions: { preValidation: async () => { stages.push('route preValidation') }, preHandler: async () => { stages.push('route preHandler') } }
+  })
+  app.registerTool({ name: 'add', execute: () => { stages.push('handler'); return 3 } })
+  app.registerTool({ name: 'admin', scope: 'admin', execute: () => { stages.push('handler'); return 'ok' } })
+  await app.ready()
+  t.teardown(() => app.close())
+  const token = { authorization: 'Bearer t' }
+
+  const ok = await app.inject(modernRequest('tools/call', { name: 'add', arguments: {} }, token))
+  t.equal(ok.statusCode, 200)
+  t.same(stages, ['host preValidation add', 'route preValidation', 'host preHandler add', 'route preHandler', 'handler'], 'the plugin\'s checks run before the user\'s route hooks, after the host\'s')
+
+  stages.length = 0
+  const mismatch = await app.inject(modernRequest('tools/call', { name: 'add', arguments: {} }, { ...token, 'mcp-name': 'other' }))
+  t.equal(mismatch.statusCode, 400)
+  t.equal(JSON.parse(mismatch.body).error.code, -32020)
+  t.same(stages, ['host preValidation add'], 'a header that differs from the body is refused in preValidation: nothing after it runs')
+
+  stages.length = 0
+  const forbidden = await app.inject(modernRequest('tools/call', { name: 'admin', arguments: {} }, token))
+  t.equal(forbidden.statusCode, 403)
+  t.match(forbidden.headers['www-authenticate'], /error="insufficient_scope", scope="admin"/)
+  t.same(stages, ['host preValidation admin', 'route preValidation', 'host preHandler admin'], 'a forbidden call is refused in preHandler, before the handler')
+})
