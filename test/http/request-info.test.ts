@@ -72,6 +72,8 @@ t.test('initialize, resources, prompts, notifications, batches and malformed bod
   t.match(before, { verified: false, era: undefined, method: 'tools/call', name: undefined }, 'an undecodable Mcp-Name is not guessed at')
   await app.inject(modernRequest('tools/call', { name: 'add', arguments: { a: 1 } }, { 'mcp-param-b': '=?base64?***?=' }))
   t.same(seen.filter((one) => one.hook === 'onRequest').at(-1)!.mcp?.params, {}, 'nor an undecodable Mcp-Param')
+  await app.inject(modernRequest('tools/call', { name: 'add', arguments: { a: 1 } }))
+  t.same(seen.filter((one) => one.hook === 'onRequest').at(-1)!.mcp?.params, {}, 'a mirrored argument not sent: no entry')
 })
 
 t.test('versions that are not ones: what cannot be told stays undefined', async (t) => {
