@@ -103,7 +103,10 @@ const loopbackSockets = new WeakMap<object, boolean>()
 function onLoopback (request: FastifyRequest): boolean {
   let local = loopbackSockets.get(request.socket)
   if (local === undefined) {
-    local = isLoopback(request.socket.localAddress)
+    // app.inject's fake socket (light-my-request) has no localAddress, only the remoteAddress it
+    // simulates (127.0.0.1 unless `inject({ remoteAddress })` says otherwise): it decides, as the
+    // peer of a real connection would (a loopback connection has loopback at both ends)
+    local = isLoopback(request.socket.localAddress ?? request.socket.remoteAddress)
     loopbackSockets.set(request.socket, local)
   }
   return local

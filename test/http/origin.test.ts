@@ -2,7 +2,9 @@
 // - the default, on a real server listening on loopback: what a rebinding page's requests carry
 //   (a foreign Host or Origin) is refused; local clients pass;
 // - explicit allowedHosts / allowedOrigins, through app.inject: the lists apply on every connection
-//   (inject's fake socket has no local address, so the loopback default never applies there);
+//   (an injected request is off loopback when it says so with `remoteAddress`);
+// - app.inject gets the decision a socket gets: its fake socket is the loopback connection it
+//   simulates, so the default applies (issue 11, item 10);
 // - what registration accepts and refuses, with the messages, and the helpers the checks are built on.
 import t, { type Test } from 'tap'
 import { request as httpRequest } from 'node:http'
@@ -129,18 +131,24 @@ t.test('the default on loopback, over a real port (was origin/loopback)', async 
   })
 })
 
+// ---- through app.inject
+
+const discover = { jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }
+const discoverHeaders = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' }
+
+/** A server/discover with these headers, from `remoteAddress` (by default inject's own, 127.0.0.1). */
+async function status (app: FastifyInstance, headers: Record<string, string | undefined>, remoteAddress?: string): Promise<{ status: number, body: any }> {
+  return send(app, { ...post(discover, { ...discoverHeaders, ...headers }), remoteAddress })
+}
+
+/** A client elsewhere on the network: the connection is not a loopback one. */
+const REMOTE = '203.0.113.7'
+
 t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (t) => {
-  const discover = { jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }
-  const discoverHeaders = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' }
-
-  async function status (app: FastifyInstance, headers: Record<string, string | undefined>): Promise<{ status: number, body: any }> {
-    return send(app, post(discover, { ...discoverHeaders, ...headers }))
-  }
-
   t.test('the default never applies off loopback: any Host and Origin pass', async (t) => {
     const app = await build()
     t.teardown(() => app.close())
-    t.equal((await status(app, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status, 200)
+    t.equal((await status(app, { host: 'evil.example.com', origin: 'http://evil.example.com' }, REMOTE)).status, 200)
   })
 
   t.test('allowedHosts: names match any port, name:port only that port, case-insensitively', async (t) => {
@@ -155,7 +163,8 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
       t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: Host ${JSON.stringify(host)} is not allowed` } })
     }
     // an explicit Host list leaves the Origin default, which guards loopback connections only
-    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 200, 'Origin unchecked off loopback')
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' }, REMOTE)).status, 200, 'Origin unchecked off loopback')
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 403, 'and checked on loopback')
   })
 
   t.test('allowedOrigins: exact origins; a request without Origin passes', async (t) => {
@@ -169,7 +178,8 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
       t.equal(answer.status, 403, `${origin} refused`)
       t.same(answer.body.error, { code: -32600, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed` })
     }
-    t.equal((await status(app, { host: 'evil.example.com' })).status, 200, 'Host unchecked off loopback')
+    t.equal((await status(app, { host: 'evil.example.com' }, REMOTE)).status, 200, 'Host unchecked off loopback')
+    t.equal((await status(app, { host: 'evil.example.com' })).status, 403, 'and checked on loopback')
   })
 
   t.test('the checks run before anything else, on every MCP method and route', async (t) => {
@@ -212,6 +222,42 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
     await status(app, { origin: 'https://evil.example.com' })
     const line = lines.find((l) => /DNS-rebinding/.test(l.msg))
     t.match(line, { level: 30, origin: 'https://evil.example.com', msg: 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)' })
+  })
+})
+
+t.test('app.inject gets the decision a socket gets (issue 11, item 10)', async (t) => {
+  t.test('what light-my-request\'s fake socket has: no localAddress, remoteAddress 127.0.0.1 unless told', async (t) => {
+    const app = Fastify({ logger: false })
+    app.get('/socket', async (request) => ({ localAddress: request.socket.localAddress ?? null, remoteAddress: request.socket.remoteAddress ?? null, host: request.host }))
+    t.teardown(() => app.close())
+    t.same((await app.inject({ url: '/socket' })).json(), { localAddress: null, remoteAddress: '127.0.0.1', host: 'localhost:80' })
+    t.same((await app.inject({ url: '/socket', remoteAddress: REMOTE })).json(), { localAddress: null, remoteAddress: REMOTE, host: 'localhost:80' })
+  })
+
+  t.test('by default an injected request is the loopback connection it simulates: a foreign Host is 403', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    const answer = await status(app, { host: 'evil.example' })
+    t.equal(answer.status, 403)
+    t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host "evil.example" is not allowed' } })
+    t.equal((await status(app, {})).status, 200, "inject's own Host, localhost:80, passes")
+    t.equal((await status(app, { host: '127.0.0.1:3000' })).status, 200)
+  })
+
+  t.test('and a foreign Origin is 403; a loopback one passes', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    const answer = await status(app, { origin: 'http://evil.example' })
+    t.equal(answer.status, 403)
+    t.same(answer.body.error, { code: -32600, message: 'Forbidden: Origin "http://evil.example" is not allowed' })
+    t.equal((await status(app, { origin: 'http://localhost:5173' })).status, 200)
+  })
+
+  t.test('remoteAddress decides as a real peer would: IPv6 loopback is checked, another address is not', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    for (const address of ['::1', '::ffff:127.0.0.1', '127.0.0.2']) t.equal((await status(app, { host: 'evil.example' }, address)).status, 403, address)
+    for (const address of [REMOTE, '::ffff:10.0.0.1', 'fe80::1']) t.equal((await status(app, { host: 'evil.example' }, address)).status, 200, address)
   })
 })
 
