@@ -20,6 +20,12 @@ await app.listen({ host, port })
 const { port: actual } = app.server.address()
 app.log.info(`MCP endpoint: http://${shown}:${actual}${app.mcp.path}`)
 
+// app.close() waits for every open connection; a client may hold one it never sends on (Node's
+// fetch reopens a socket after an aborted SSE stream, nodejs/undici#5845), so after a short grace
+// the connections still open are closed: the example stops in about a second whatever its clients do
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })
+  process.once(signal, () => {
+    setTimeout(() => app.server.closeAllConnections(), 1000).unref()
+    app.close().then(() => process.exit(0), () => process.exit(1))
+  })
 }

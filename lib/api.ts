@@ -6,6 +6,7 @@ import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
 import type { AuthInfo, ServerInfo } from './spec/types.js'
 import type { ListName } from './state/bus.js'
 import type { ScopeInfo } from './auth/scopes.js'
+import type { McpRequestInfo } from './http/request-info.js'
 import type {
   ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition
 } from './define/tool.js'
@@ -42,7 +43,7 @@ export type ToolInfo = Readonly<Record<string, unknown>> & { readonly name: stri
 /** The read-only view of this MCP server on the Fastify instance: `app.mcp`. */
 export interface McpView {
   readonly info: Readonly<ServerInfo>
-  /** The endpoint path. */
+  /** The endpoint's full path, the prefix of the plugin's Fastify context included (`/a/mcp` under `prefix: '/a'`). */
   readonly path: string
   /** The registered tools, by name. */
   readonly tools: ReadonlyMap<string, ToolInfo>
@@ -80,5 +81,12 @@ declare module 'fastify' {
      * null when auth is off, and on the host's other routes.
      */
     mcpAuth: AuthInfo | null
+    /**
+     * What this MCP request is (method, tool or resource, era, session, the tool's mirrored
+     * arguments, the definition's `config`), for the host's hooks; null on the host's other routes.
+     * From its headers before the body is read (`verified: false`, 2026-07-28 requests), from the
+     * body from `preValidation` on.
+     */
+    readonly mcp: McpRequestInfo | null
   }
 }

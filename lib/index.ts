@@ -6,7 +6,7 @@
  * the endpoint's routes, which live in their own encapsulated context.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { SakeOptionError } from './errors.js'
 import { resolveOptions, type SakeOptions } from './options.js'
 import { Registry } from './define/registry.js'
@@ -18,8 +18,10 @@ import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
 import { serverContext } from './protocol/server.js'
 import { metadataRoutes } from './auth/metadata.js'
+import { underPrefix } from './auth/options.js'
 import { Cancellations } from './http/cancellation.js'
-import { routes } from './http/routes.js'
+import { requestInfo } from './http/request-info.js'
+import { kMcpRoute, routes } from './http/routes.js'
 import { Streams } from './http/streams.js'
 import { mcpView } from './mcp-view.js'
 import type { RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
@@ -33,6 +35,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     app.log.warn('fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys')
   }
 
+  // under a Fastify prefix every route of ours answers below it: the endpoint and the metadata alike
+  const path = app.prefix === '' || options.path !== '/' ? app.prefix + options.path : app.prefix
+  const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
   const registry = new Registry(options.scopes)
   const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
   const bus = options.bus ?? new MemoryBus()
@@ -46,7 +51,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     sessions,
     sealer: options.sealer,
     inputTimeout: options.inputTimeout,
-    hideForbidden: options.auth?.hideForbidden === true
+    hideForbidden: auth?.hideForbidden === true
   })
   const streams = new Streams({ bus, events, sessions, keepAlive: options.keepAlive })
 
@@ -67,10 +72,17 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   app.decorate('registerTool', registerTool as RegisterTool)
   app.decorate('registerResource', registerResource as RegisterResource)
   app.decorate('registerPrompt', registerPrompt as RegisterPrompt)
-  app.decorate('mcp', mcpView({ info: options.info, path: options.path, registry, bus, scopes: options.scopes }))
+  app.decorate('mcp', mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
   // null until the auth hook of our routes sets it (and always with auth off)
   app.decorateRequest('mcpAuth', null)
-  if (options.auth !== undefined) metadataRoutes(app, options.auth, options.scopes, options.path)
+  // computed when read, on our routes only: the host's other routes pay nothing (http/request-info.ts)
+  app.decorateRequest('mcp', {
+    getter (this: FastifyRequest) {
+      const served = (this.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[kMcpRoute]
+      return served === registry ? requestInfo(this, registry) : null
+    }
+  })
+  if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
 
   app.addHook('onReady', async () => {
     registry.seal()
@@ -87,8 +99,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.events.store === undefined) await events.close?.()
   })
 
-  const endpoint = { server, sessions, streams, auth: options.auth, cancellations: new Cancellations() }
-  await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options })
+  const endpoint = { server, sessions, streams, auth, cancellations: new Cancellations() }
+  await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */
@@ -106,6 +118,8 @@ export type { RequestContext, ToolContext, CompletionContext } from './define/co
 export type { AuthInfo, ClientInfo, ServerInfo } from './spec/types.js'
 export type { LogLevel } from './spec/log-levels.js'
 export type { RegisterTool, RegisterResource, RegisterPrompt, McpView, ToolInfo, ListedInfo } from './api.js'
+export type { McpRequestInfo } from './http/request-info.js'
+export type { McpRouteOptions } from './http/route-options.js'
 export type {
   InputContext, Elicit, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,
   SampledMessage, Root, Unsupported, Declined, Cancelled

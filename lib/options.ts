@@ -14,7 +14,8 @@ import type { ResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
 import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './spec/types.js'
-import { hostEntry, originEntry } from './http/origin.js'
+import { hostEntry, originEntry, type OriginCheck } from './http/origin.js'
+import { resolveRouteOptions, type McpRouteOptions, type ResolvedRouteOptions } from './http/route-options.js'
 import { RequestStateSealer } from './state/request-state.js'
 
 export interface RequestStateOptions {
@@ -99,9 +100,11 @@ export interface SakeOptions {
   /**
    * DNS-rebinding protection: the `Origin` values accepted when one is sent, as full origins
    * (`https://app.example.com`). Default: on loopback connections, http(s) origins of localhost,
-   * 127.0.0.1 and [::1] on any port. `false`: no Origin check.
+   * 127.0.0.1 and [::1] on any port. `'cors'`: what the host's `@fastify/cors` allows (the reply
+   * carries `Access-Control-Allow-Origin: *` or the origin itself). A function `(origin, request) =>
+   * boolean`: the host's own synchronous check. `false`: no Origin check.
    */
-  allowedOrigins?: string[] | false
+  allowedOrigins?: string[] | 'cors' | OriginCheck | false
   /**
    * Authorization as an OAuth 2.1 resource server: bearer tokens on every request, scopes per
    * tool, step-up, Protected Resource Metadata. Default false: no token, every tool allowed.
@@ -109,6 +112,11 @@ export interface SakeOptions {
   auth?: AuthOptions | false
   /** The scopes tools, resources and prompts may require (`scope`), each with its description. */
   scopes?: ScopesOption
+  /**
+   * Fastify route options for the MCP routes: `config` (e.g. `config.rateLimit`), route hooks
+   * (after the plugin's own), `logLevel`, `logSerializers`, `constraints`.
+   */
+  routeOptions?: McpRouteOptions
 }
 
 export interface ResolvedOptions {
@@ -129,10 +137,12 @@ export interface ResolvedOptions {
   readonly prompts: readonly PromptDefinition[]
   /** undefined: the loopback default; false: no check. */
   readonly allowedHosts: readonly string[] | false | undefined
-  readonly allowedOrigins: readonly string[] | false | undefined
+  /** Also 'cors' (the host's @fastify/cors decides) or the host's function. */
+  readonly allowedOrigins: readonly string[] | 'cors' | OriginCheck | false | undefined
   /** undefined: authorization is off. */
   readonly auth: ResolvedAuth | undefined
   readonly scopes: ReadonlyMap<string, string>
+  readonly routeOptions: ResolvedRouteOptions
 }
 
 export const defaults = Object.freeze({
@@ -149,7 +159,7 @@ export const defaults = Object.freeze({
   inputTimeout: 10 * 60_000 // 10 minutes, in ms: a person reads the question and answers it
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const REQUEST_STATE_KEYS = ['keys', 'ttl']
@@ -205,12 +215,28 @@ function implementation<T> (value: unknown, option: string, contract: string, me
 function allowList (options: Record<string, unknown>, key: string, accepts: string, entry: (value: unknown) => { value: string } | { problem: string }): readonly string[] | false | undefined {
   const value = options[key]
   if (value === undefined || value === false) return value
-  if (!Array.isArray(value) || value.length === 0) fail(key, `a non-empty array of ${accepts}, or false to turn the check off`, value)
+  if (!Array.isArray(value) || value.length === 0) fail(key, accepts, value)
   return Object.freeze(value.map((item, i) => {
     const checked = entry(item)
     if ('problem' in checked) throw new SakeOptionError(`fastify-sake: option '${key}[${i}]' ${checked.problem}; got ${got(item)}`)
     return checked.value
   }))
+}
+
+/**
+ * `allowedOrigins`: a list as `allowList` checks it, `'cors'`, or a synchronous function. An async
+ * one is refused now: its promise would reach the check on every request, which cannot wait for it.
+ */
+function allowedOrigins (options: Record<string, unknown>): ResolvedOptions['allowedOrigins'] {
+  const value = options.allowedOrigins
+  if (value === 'cors') return value
+  if (typeof value === 'function') {
+    if (value.constructor.name === 'AsyncFunction' || value.constructor.name === 'AsyncGeneratorFunction') {
+      throw new SakeOptionError("fastify-sake: option 'allowedOrigins' must be a synchronous function (origin, request) => boolean, got an async function: the check runs on every request and cannot wait for a promise; load what it needs before registering (a Set of origins it reads), or give a list of origins")
+    }
+    return value as OriginCheck
+  }
+  return allowList(options, 'allowedOrigins', "a non-empty array of origins ('https://app.example.com'), 'cors' to accept what @fastify/cors allows, a function (origin, request) => boolean, or false to turn the check off", originEntry)
 }
 
 /** Validates the options and returns them complete and frozen. */
@@ -286,9 +312,10 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     tools: Object.freeze([...tools]) as readonly ToolDefinition[],
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],
-    allowedHosts: allowList(input, 'allowedHosts', "host names ('localhost', 'mcp.example.com:8443')", hostEntry),
-    allowedOrigins: allowList(input, 'allowedOrigins', "origins ('https://app.example.com')", originEntry),
+    allowedHosts: allowList(input, 'allowedHosts', "a non-empty array of host names ('localhost', 'mcp.example.com:8443'), or false to turn the check off", hostEntry),
+    allowedOrigins: allowedOrigins(input),
     auth: resolveAuth(input.auth),
-    scopes: resolveScopes(input.scopes)
+    scopes: resolveScopes(input.scopes),
+    routeOptions: resolveRouteOptions(input.routeOptions)
   })
 }

@@ -286,6 +286,26 @@ t.test('several servers in one app, one per context (was plugin/encapsulation)',
   })
 })
 
+t.test('under a Fastify prefix the endpoint is below it; path \'/\' puts it at the prefix itself', async (t) => {
+  const app = Fastify({ logger: false })
+  t.teardown(() => app.close())
+  const views: Record<string, typeof app.mcp> = {}
+  await app.register(async (child) => {
+    await child.register(sake, { name: 'nested', version: '1.0.0' })
+    views.nested = child.mcp
+  }, { prefix: '/a' })
+  await app.register(async (child) => {
+    await child.register(sake, { name: 'root-of-prefix', version: '1.0.0', path: '/' })
+    views.atPrefix = child.mcp
+  }, { prefix: '/b' })
+  await app.ready()
+  t.equal(views.nested.path, '/a/mcp')
+  t.equal(views.atPrefix.path, '/b')
+  const list = await app.inject({ ...modernRequest('tools/list'), url: '/b' })
+  t.equal(list.statusCode, 200)
+  t.equal(rpc(list).result._meta['io.modelcontextprotocol/serverInfo'].name, 'root-of-prefix')
+})
+
 t.test('one tool answers in both eras (was smoke)', async (t) => {
   t.test('a tool answers in both eras', async (t) => {
     const app = await build()

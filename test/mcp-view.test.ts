@@ -13,6 +13,24 @@ t.test('info and path', async (t) => {
   t.throws(() => { (app.mcp as any).path = '/other' }, TypeError, 'cannot be changed (strict mode)')
 })
 
+t.test('path: the full path, a Fastify prefix included', async (t) => {
+  const Fastify = (await import('fastify')).default
+  const { default: sake } = await import('../lib/index.js')
+  for (const [path, full] of [['/mcp', '/a/mcp'], ['/', '/a']] as const) {
+    const app = Fastify({ logger: false })
+    let seen: string | undefined
+    await app.register(async (child) => {
+      await child.register(sake, { name: 'p', version: '1', path })
+      seen = child.mcp.path
+    }, { prefix: '/a' })
+    await app.ready()
+    t.equal(seen, full, path)
+    const answer = await app.inject({ method: 'GET', url: full })
+    t.equal(answer.statusCode, 405, `the endpoint answers at ${full}`)
+    await app.close()
+  }
+})
+
 t.test('tools: a live, read-only map of the listed Tool objects', async (t) => {
   const app = await build()
   t.teardown(() => app.close())

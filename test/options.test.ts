@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -127,7 +127,8 @@ t.test('defaults', async (t) => {
     resources: [],
     prompts: [],
     auth: undefined,
-    scopes: new Map()
+    scopes: new Map(),
+    routeOptions: { config: {}, plain: {}, hooks: {} }
   })
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(resolved.info) && Object.isFrozen(resolved.sessions) && Object.isFrozen(resolved.tools), 'frozen')
   t.ok(Object.isFrozen(defaults))
@@ -234,5 +235,28 @@ t.test('bus and events (was streams/options)', async (t) => {
     }
     const ok = await build({ events: { maxPerStream: 5, maxEvents: 50, idleTimeout: 1000 } })
     await ok.close()
+  })
+})
+
+// the lists' entries are checked in test/http/origin.test.ts, with the checks themselves
+t.test("allowedOrigins: a list, 'cors', a synchronous function, or false (issue 11, item 9)", async (t) => {
+  t.test("'cors' and a function are kept as given", async (t) => {
+    const check = (origin: string): boolean => origin === 'https://app.example.com'
+    t.equal(resolveOptions({ ...base, allowedOrigins: 'cors' }).allowedOrigins, 'cors')
+    t.equal(resolveOptions({ ...base, allowedOrigins: check }).allowedOrigins, check)
+    t.equal(resolveOptions({ ...base, allowedOrigins: check }).allowedHosts, undefined, 'the Host default stays')
+  })
+
+  t.test('an async function is refused at registration, saying what to do instead', async (t) => {
+    const message = "fastify-sake: option 'allowedOrigins' must be a synchronous function (origin, request) => boolean, got an async function: the check runs on every request and cannot wait for a promise; load what it needs before registering (a Set of origins it reads), or give a list of origins"
+    await refusesRegister(t, { ...base, allowedOrigins: async (origin: string) => origin === 'https://app.example.com' }, message, 'async function')
+    await refusesRegister(t, { ...base, allowedOrigins: async function * () { yield true } }, message, 'async generator')
+  })
+
+  t.test('any other string, or another type, names every accepted form', async (t) => {
+    const accepts = "must be a non-empty array of origins \\('https://app\\.example\\.com'\\), 'cors' to accept what @fastify/cors allows, a function \\(origin, request\\) => boolean, or false to turn the check off"
+    for (const [value, shown] of [['https://app.example.com', '"https://app.example.com" \\(string\\)'], ['CORS', '"CORS" \\(string\\)'], ['*', '"\\*" \\(string\\)'], [true, 'true \\(boolean\\)'], [{ origin: 'cors' }, '\\{"origin":"cors"\\} \\(object\\)']] as const) {
+      await refusesRegister(t, { ...base, allowedOrigins: value }, new RegExp(`^fastify-sake: option 'allowedOrigins' ${accepts}, got ${shown}$`), JSON.stringify(value))
+    }
   })
 })

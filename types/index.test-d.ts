@@ -297,6 +297,18 @@ definePrompt({ name: 'p_asks', get: async (_args, ctx) => { const r = await ctx.
 await app.register(sake, { name: 'x', version: '1', requestState: { keys: ['a', new Uint8Array(32)], ttl: 1000 }, inputTimeout: 5000 })
 // @ts-expect-error keys are strings or bytes
 await app.register(sake, { name: 'x', version: '1', requestState: { keys: [1] } })
+// ---- allowedHosts and allowedOrigins: lists, false, 'cors', or a synchronous function of the origin and the request
+await Fastify().register(sake, { name: 'x', version: '1', allowedHosts: ['localhost'], allowedOrigins: ['https://app.example.com'] })
+await Fastify().register(sake, { name: 'x', version: '1', allowedHosts: false, allowedOrigins: 'cors' })
+await Fastify().register(sake, {
+  name: 'x',
+  version: '1',
+  allowedOrigins: (origin, request) => { expectType<string>()(origin); expectType<string>()(request.url); return origin.endsWith('.example.com') }
+})
+// @ts-expect-error the check is synchronous: an async function returns a promise, not a boolean
+await Fastify().register(sake, { name: 'x', version: '1', allowedOrigins: async (origin: string) => origin === 'https://app.example.com' })
+// @ts-expect-error 'cors' is the only string accepted; one origin still goes in an array
+await Fastify().register(sake, { name: 'x', version: '1', allowedOrigins: 'https://app.example.com' })
 // ---- authorization: the auth and scopes options, scope / authentication, ctx.auth, request.mcpAuth
 const secured = Fastify()
 await secured.register(sake, {

@@ -66,9 +66,9 @@ export type ScopesOption = Record<string, string>
 export interface ResolvedAuth {
   readonly resource: string
   readonly authorizationServers: readonly string[]
-  /** The absolute URL of the metadata document, for `resource_metadata` in challenges. */
+  /** The absolute URL of the metadata document, for `resource_metadata` in challenges (the context's prefix included: `underPrefix`). */
   readonly metadataUrl: string
-  /** The path the metadata URL has on this server (the path-suffixed well-known form). */
+  /** The path-suffixed well-known path of `resource`, as the plugin's context registers it (under its prefix, if any). */
   readonly metadataPath: string
   readonly metadata: Readonly<Record<string, unknown>>
   readonly hideForbidden: boolean
@@ -142,6 +142,16 @@ export function metadataLocation (resource: URL): { url: string, path: string } 
   const suffix = resource.pathname === '/' ? '' : resource.pathname.replace(/\/$/, '')
   const path = `/.well-known/oauth-protected-resource${suffix}`
   return { url: resource.origin + path, path }
+}
+
+/**
+ * The settings as served from a Fastify context with a `prefix`: the metadata routes are registered
+ * in that context, so they answer under the prefix, and the challenges must name that URL (a
+ * client follows `resource_metadata` as it is). The document's `resource` does not change.
+ */
+export function underPrefix (auth: ResolvedAuth, prefix: string): ResolvedAuth {
+  if (prefix === '') return auth
+  return Object.freeze({ ...auth, metadataUrl: new URL(auth.resource).origin + prefix + auth.metadataPath })
 }
 
 /** `auth`: false or absent (no authorization), or the resource server's settings. */

@@ -41,6 +41,8 @@ interface PromptBase {
   ttl?: number
   /** With `auth` on: the scope (or every one of several) a token must grant to get it. */
   scope?: ScopeRequirement
+  /** Your own settings, as a route's `config`: the host's hooks read it on `request.mcp.config`. Never sent. */
+  config?: Record<string, unknown>
 }
 
 /** A prompt whose arguments are declared in `args`; `get` gets them typed. */
@@ -71,10 +73,12 @@ export interface CompiledPrompt {
   readonly ttl: number | undefined
   /** What it demands of the caller (`scope`); undefined: nothing. */
   readonly access: Requirement | undefined
+  /** The definition's `config`, as given. */
+  readonly config: Readonly<Record<string, unknown>> | undefined
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'meta', 'ttl', 'args', 'get', 'complete', 'scope'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'meta', 'ttl', 'args', 'get', 'complete', 'scope', 'config'])
 const ROLES = new Set(['user', 'assistant'])
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link'])
 
@@ -89,6 +93,7 @@ function checkOptional (def: Record<string, unknown>, name: string): void {
   }
   if (def.ttl !== undefined && !(typeof def.ttl === 'number' && Number.isInteger(def.ttl) && def.ttl >= 0)) fail(name, `'ttl' must be a non-negative integer (milliseconds), got ${JSON.stringify(def.ttl) ?? kind(def.ttl)}`)
   if (def.meta !== undefined && !isObject(def.meta)) fail(name, `'meta' must be an object (sent as the prompt's _meta), got ${kind(def.meta)}`)
+  if (def.config !== undefined && !isObject(def.config)) fail(name, `'config' must be an object (your settings, read by hooks on request.mcp.config), got ${kind(def.config)}`)
   if (def.icons !== undefined) {
     const problem = iconsProblem(def.icons)
     if (problem !== undefined) fail(name, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
@@ -154,7 +159,8 @@ export function compilePrompt (def: PromptDefinition, scopes: ReadonlyMap<string
     required: Object.freeze(required),
     validate,
     ttl: raw.ttl as number | undefined,
-    access: requirementOf(raw, scopes, (message) => fail(name, message))
+    access: requirementOf(raw, scopes, (message) => fail(name, message)),
+    config: raw.config as Record<string, unknown> | undefined
   })
 }
 

@@ -46,6 +46,8 @@ interface ResourceBase {
   meta?: Record<string, unknown>
   /** With `auth` on: the scope (or every one of several) a token must grant to read it. */
   scope?: ScopeRequirement
+  /** Your own settings, as a route's `config`: the host's hooks read it on `request.mcp.config`. Never sent. */
+  config?: Record<string, unknown>
 }
 
 /** The variables of a URI template, by name: `'users://{id}'` gives `{ id: string }`. */
@@ -93,9 +95,11 @@ export interface CompiledResource {
   readonly ttl: number | undefined
   /** What it demands of the caller (`scope`); undefined: nothing. */
   readonly access: Requirement | undefined
+  /** The definition's `config`, as given. */
+  readonly config: Readonly<Record<string, unknown>> | undefined
 }
 
-const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope'])
+const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope', 'config'])
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
 function fail (who: string, message: string): never {
@@ -131,6 +135,7 @@ function checkCommon (def: Record<string, unknown>, who: string): void {
   if (typeof def.read !== 'function') fail(who, `'read' must be a function (uri, vars, ctx) => contents, got ${kind(def.read)}`)
   if (def.ttl !== undefined && !(typeof def.ttl === 'number' && Number.isInteger(def.ttl) && def.ttl >= 0)) fail(who, `'ttl' must be a non-negative integer (milliseconds), got ${JSON.stringify(def.ttl) ?? kind(def.ttl)}`)
   if (def.meta !== undefined && !isObject(def.meta)) fail(who, `'meta' must be an object (sent as _meta), got ${kind(def.meta)}`)
+  if (def.config !== undefined && !isObject(def.config)) fail(who, `'config' must be an object (your settings, read by hooks on request.mcp.config), got ${kind(def.config)}`)
   if (def.icons !== undefined) {
     const problem = iconsProblem(def.icons)
     if (problem !== undefined) fail(who, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
@@ -183,7 +188,8 @@ export function compileResource (def: ResourceDefinition, scopes: ReadonlyMap<st
     template,
     wire: Object.freeze({ modern: copy, legacy: copy }),
     ttl: raw.ttl as number | undefined,
-    access: requirementOf(raw, scopes, (message) => fail(who, message))
+    access: requirementOf(raw, scopes, (message) => fail(who, message)),
+    config: raw.config as Record<string, unknown> | undefined
   })
 }
 

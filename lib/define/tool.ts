@@ -57,6 +57,8 @@ interface ToolBase<O> {
   scope?: ScopeRequirement
   /** With `auth` on: how the person must have signed in (step-up, RFC 9470). */
   authentication?: Authentication
+  /** Your own settings for the tool, as a route's `config`: the host's hooks read it on `request.mcp.config` (a rate limit, a cost). Never sent. */
+  config?: Record<string, unknown>
 }
 
 /**
@@ -132,11 +134,13 @@ export interface CompiledTool {
   readonly logBindings: Readonly<{ tool: string }>
   /** What it demands of the caller (`scope`, `authentication`); undefined: nothing. */
   readonly access: Requirement | undefined
+  /** The definition's `config`, as given. */
+  readonly config: Readonly<Record<string, unknown>> | undefined
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const NO_SCOPES: ReadonlyMap<string, string> = new Map()
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config'])
 
 /** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
 const HINTS = new Map<string, string>([
@@ -216,6 +220,7 @@ function checkOptional (def: ToolDefinition & { name: string }): void {
   if (def.stream !== undefined && typeof def.stream !== 'boolean') fail(def.name, `'stream' must be a boolean, got ${kind(def.stream)}`)
   if (def.ttl !== undefined && !(Number.isInteger(def.ttl) && def.ttl >= 0)) fail(def.name, `'ttl' must be a non-negative integer (milliseconds), got ${typeof def.ttl === 'number' ? String(def.ttl) : `${JSON.stringify(def.ttl)} (${kind(def.ttl)})`}`)
   if (def.meta !== undefined && !isObject(def.meta)) fail(def.name, `'meta' must be an object (sent as the tool's _meta), got ${kind(def.meta)}`)
+  if (def.config !== undefined && !isObject(def.config)) fail(def.name, `'config' must be an object (your settings, read by hooks on request.mcp.config), got ${kind(def.config)}`)
   if (def.icons !== undefined) {
     const problem = iconsProblem(def.icons)
     if (problem !== undefined) fail(def.name, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
@@ -293,7 +298,8 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
     stream: def.stream === true,
     logBindings: Object.freeze({ tool: def.name }),
     // last: a scope that is not declared is refused once the rest of the definition is known good
-    access: requirementOf(def, scopes, (message) => fail(def.name, message))
+    access: requirementOf(def, scopes, (message) => fail(def.name, message)),
+    config: def.config
   })
 }
 

@@ -10,11 +10,13 @@ import type { Target } from '../protocol/target.js'
 import { challengeFor } from '../auth/challenge.js'
 import type { Endpoint } from './endpoint.js'
 
-/** Throws the 401/403 (with its challenge) of a call the caller may not make; nothing with auth off. */
+/** Throws the 401/403 (with its challenge) of a call the caller may not make; with auth on only (the POST route's preHandler). */
 export function authorize (endpoint: Endpoint, request: FastifyRequest, target: Target | undefined): void {
-  if (endpoint.auth === undefined) return
   const refusal = refusalOf(target, request.mcpAuth!)
-  if (refusal !== undefined) throw challengeFor(endpoint.auth.metadataUrl, refusal)
+  if (refusal === undefined) return
+  // not our failure, and not the client's secret: who was refused what, at info
+  request.log.info({ subject: request.mcpAuth!.subject, reason: refusal.reason, scopes: refusal.scopes }, `fastify-sake: refused: ${refusal.message}`)
+  throw challengeFor(endpoint.auth!.metadataUrl, refusal)
 }
 
 /**

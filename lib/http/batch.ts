@@ -4,6 +4,7 @@ import { ProtocolError } from '../errors.js'
 import { rulesOf } from '../spec/eras.js'
 import { INVALID_REQUEST, errorBody, idOf, readMessage, type Message } from '../spec/jsonrpc.js'
 import type { Logger } from '../spec/types.js'
+import type { Session } from '../state/session-store.js'
 import { targetOf } from '../protocol/target.js'
 import { authorize } from './access.js'
 import { answerOf } from './client-requests.js'
@@ -13,15 +14,27 @@ import { legacyAnswer, legacyCall, notify } from './legacy.js'
 import { sendAccepted, sendJson } from './respond.js'
 import { sessionOf } from './sessions.js'
 
-export async function handleBatch (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, batch: unknown[]): Promise<FastifyReply> {
+/** A batch that passed its checks: its session, and the items. */
+export interface BatchChecked {
+  readonly kind: 'batch'
+  readonly session: Session
+  readonly batch: readonly unknown[]
+}
+
+/** The checks of a batch (the POST route's `preValidation`): a 2025-03-26 session, and not empty. */
+export async function checkBatch (endpoint: Endpoint, request: FastifyRequest, batch: unknown[]): Promise<BatchChecked> {
   const sessionId = headerValue(request.headers, 'mcp-session-id')
   const session = sessionId === undefined ? undefined : await sessionOf(endpoint, request, sessionId)
   if (session === undefined || !rulesOf(session.protocolVersion).batches) {
     throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches (array bodies) are only allowed in 2025-03-26 sessions; send one message per POST', 400)
   }
   if (batch.length === 0) throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: the batch is empty', 400)
-  // a batch answers 200 item by item, which cannot carry a challenge: one forbidden item refuses the whole batch
-  if (endpoint.auth !== undefined) authorizeBatch(endpoint, request, batch)
+  return { kind: 'batch', session, batch }
+}
+
+/** Answers a checked batch, item by item. */
+export async function answerBatch (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: BatchChecked): Promise<FastifyReply> {
+  const { session, batch } = checked
   const answers = await Promise.all(batch.map(async (item): Promise<string | undefined> => {
     let message: Message
     try {
@@ -46,7 +59,11 @@ export async function handleBatch (endpoint: Endpoint, request: FastifyRequest, 
   return sendJson(reply, 200, '[' + responses.join(',') + ']')
 }
 
-function authorizeBatch (endpoint: Endpoint, request: FastifyRequest, batch: unknown[]): void {
+/**
+ * Authorization of a batch (the POST route's `preHandler`, with auth on): a batch answers 200 item
+ * by item, which cannot carry a challenge, so one forbidden item refuses the whole batch.
+ */
+export function authorizeBatch (endpoint: Endpoint, request: FastifyRequest, batch: readonly unknown[]): void {
   for (const item of batch) {
     // an item that is not a message gets its own error in the batch's answer
     const { method, params } = (typeof item === 'object' && item !== null ? item : {}) as { method?: unknown, params?: unknown }

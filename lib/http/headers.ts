@@ -18,7 +18,7 @@ const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Methods whose `Mcp-Name` header mirrors a body field, and which field. */
-const NAME_SOURCE: Record<string, string> = {
+export const NAME_SOURCE: Readonly<Record<string, string>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri'
@@ -94,7 +94,7 @@ export function checkStandardHeaders (headers: IncomingHttpHeaders, method: stri
   if (name !== bodyName) throw mismatch(`Mcp-Name header value ${quote(name)} does not match body value ${quote(bodyName)}`)
 }
 
-function valueAt (args: unknown, path: readonly string[]): unknown {
+export function valueAt (args: unknown, path: readonly string[]): unknown {
   let value = args
   for (const key of path) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined

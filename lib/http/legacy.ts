@@ -13,7 +13,6 @@ import type { Call } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
 import { initialize } from '../protocol/methods/lifecycle.js'
 import { targetOf, type Target } from '../protocol/target.js'
-import { authorize } from './access.js'
 import { answerDeferred, answerStreaming, answersAsStream, mayAsk } from './answer.js'
 import { answerOf } from './client-requests.js'
 import type { Endpoint } from './endpoint.js'
@@ -35,8 +34,32 @@ export async function handleInitialize (endpoint: Endpoint, request: FastifyRequ
   return sendJson(reply, 200, resultText(message.id, init.result))
 }
 
-export async function handleLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, message: Message, sessionId: string): Promise<FastifyReply> {
+/** A message of a 2025 session that passed its checks: what `answerLegacy` answers. */
+export interface LegacyChecked {
+  readonly kind: 'legacy'
+  readonly session: Session
+  readonly message: Message
+  readonly target: Target | undefined
+}
+
+/**
+ * The checks of a message on a 2025 session (the POST route's `preValidation`): the session and
+ * its version header; for a request, the `Mcp-*` headers it sends. 2025 clients predate those
+ * headers: each is checked only when sent, and a mismatch is refused with the same 400 + -32020 as
+ * in the modern era.
+ */
+export async function checkLegacy (endpoint: Endpoint, request: FastifyRequest, message: Message, sessionId: string): Promise<LegacyChecked> {
   const session = await sessionOf(endpoint, request, sessionId)
+  if (message.kind !== 'request') return { kind: 'legacy', session, message, target: undefined }
+  checkStandardHeaders(request.headers, message.method, message.params, false)
+  const target = targetOf(endpoint.server.registry, message.method, message.params)
+  if (message.method === 'tools/call') checkToolHeaders(request.headers, target, message.params, false)
+  return { kind: 'legacy', session, message, target }
+}
+
+/** Answers a checked message of a 2025 session: 202 for a notification or a response, else the request's answer. */
+export async function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: LegacyChecked): Promise<FastifyReply> {
+  const { session, message, target } = checked
   if (message.kind === 'response') {
     await endpoint.streams.calls.answered(session.id, message.id, answerOf(message.result, message.error), request.log as unknown as Logger)
     return sendAccepted(reply)
@@ -45,12 +68,6 @@ export async function handleLegacy (endpoint: Endpoint, request: FastifyRequest,
     await notify(endpoint, session, message.method, message.params)
     return sendAccepted(reply)
   }
-  // 2025 clients predate the Mcp-* headers: each is checked only when sent, and a mismatch is
-  // refused with the same 400 + -32020 as in the modern era
-  checkStandardHeaders(request.headers, message.method, message.params, false)
-  const target = targetOf(endpoint.server.registry, message.method, message.params)
-  if (message.method === 'tools/call') checkToolHeaders(request.headers, target, message.params, false)
-  authorize(endpoint, request, target)
   const call = legacyCall(endpoint, request, reply, session, message, target)
   if (answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
   if (mayAsk(request, call)) return answerDeferred(endpoint, request, reply, call)

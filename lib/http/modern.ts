@@ -1,7 +1,7 @@
 /**
  * A 2026-07-28 POST: its checks in the order the spec fixes (`_meta` fields, `MCP-Protocol-Version`,
- * the version served, `Mcp-Method`/`Mcp-Name`, the method, `Mcp-Param-*`, authorization), then the
- * answer. Stateless: nothing here outlives the request.
+ * the version served, `Mcp-Method`/`Mcp-Name`, `Mcp-Param-*`; authorization runs next, in the
+ * route's `preHandler`), then the answer. Stateless: nothing here outlives the request.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProtocolError } from '../errors.js'
@@ -9,18 +9,27 @@ import { SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
 import { UNSUPPORTED_PROTOCOL_VERSION, resultText, type Message } from '../spec/jsonrpc.js'
 import type { Call } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
-import { readModernMeta } from '../protocol/meta.js'
-import { targetOf } from '../protocol/target.js'
-import { authorize } from './access.js'
+import { readModernMeta, type ModernMeta } from '../protocol/meta.js'
+import { targetOf, type Target } from '../protocol/target.js'
 import { answerStreaming, answersAsStream } from './answer.js'
 import type { Endpoint } from './endpoint.js'
 import { checkStandardHeaders, checkToolHeaders, checkVersionHeader } from './headers.js'
-import { sendAccepted, sendJson } from './respond.js'
+import { sendJson } from './respond.js'
 import { HttpTransport } from './transport.js'
 
-export async function handleModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, message: Exclude<Message, { kind: 'response' }>): Promise<FastifyReply> {
-  // the revision defines no client notifications over HTTP: accept and drop them
-  if (message.kind === 'notification') return sendAccepted(reply)
+/** A 2026-07-28 request that passed its checks: what `answerModern` answers. */
+export interface ModernChecked {
+  readonly kind: 'modern'
+  readonly message: Message & { kind: 'request' }
+  readonly meta: ModernMeta
+  readonly target: Target | undefined
+}
+
+/**
+ * The checks of a 2026-07-28 request, in the spec's order, before the handler (the POST route's
+ * `preValidation`); the method's own -32601 and the params' -32602 come from dispatch, after them.
+ */
+export function checkModern (endpoint: Endpoint, request: FastifyRequest, message: Message & { kind: 'request' }): ModernChecked {
   const { headers } = request
   const meta = readModernMeta(message.params)
   checkVersionHeader(headers, meta.protocolVersion)
@@ -36,14 +45,18 @@ export async function handleModern (endpoint: Endpoint, request: FastifyRequest,
   const target = targetOf(endpoint.server.registry, message.method, params)
   // an unknown method falls through to dispatch, which answers 404 + -32601 after these checks
   if (message.method === 'tools/call') checkToolHeaders(headers, target, params, true)
-  // before any stream opens: a forbidden call is a plain 401/403 the client can act on
-  authorize(endpoint, request, target)
+  return { kind: 'modern', message, meta, target }
+}
+
+/** Answers a checked 2026-07-28 request: JSON, an event stream, or a listen. */
+export async function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked): Promise<FastifyReply> {
+  const { message, meta, target } = checked
   const call: Call = {
     era: 'modern',
     protocolVersion: meta.protocolVersion,
     id: message.id,
     method: message.method,
-    params,
+    params: message.params!,
     client: meta.client,
     sessionId: undefined,
     transport: new HttpTransport(request, reply),

@@ -5,8 +5,11 @@
  * local MCP server: the request then carries `Host: evil.example` (and `Origin: http://evil.example`),
  * which no local client sends. So on a loopback connection, by default, only loopback names pass.
  * Explicit lists replace the default and apply to every connection; `false` turns a check off.
+ * `allowedOrigins` may also be the host's own decision: a function, or `'cors'` (what the host's
+ * `@fastify/cors` allowed), so that a browser app's origins live in one list.
  */
-import type { FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { got } from '../checks.js'
 import { ProtocolError } from '../errors.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 
@@ -63,10 +66,16 @@ function parseOrigin (value: string): string | undefined {
   return origin !== 'null' && origin === value.toLowerCase() ? origin : undefined
 }
 
-/** The resolved policy: a list of accepted values, `false` (no check), or `undefined` (the loopback default). */
+/** The host's own Origin check: the `Origin` as sent, and the request; true accepts. Synchronous. */
+export type OriginCheck = (origin: string, request: FastifyRequest) => boolean
+
+/**
+ * The resolved policy: a list of accepted values, `false` (no check), or `undefined` (the loopback
+ * default); for origins also the host's function, or `'cors'` (the host's `@fastify/cors` decides).
+ */
 export interface OriginPolicy {
   readonly allowedHosts: readonly string[] | false | undefined
-  readonly allowedOrigins: readonly string[] | false | undefined
+  readonly allowedOrigins: readonly string[] | OriginCheck | 'cors' | false | undefined
 }
 
 /** Whether the connection arrived on a loopback address (127.0.0.0/8 or ::1, IPv4-mapped included). */
@@ -92,6 +101,35 @@ function originAllowed (list: readonly string[] | undefined, value: string): boo
   return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname)
 }
 
+/**
+ * `'cors'`: the host's CORS hook (`@fastify/cors`, an `onRequest` hook of the host's context, so it
+ * ran before ours) set `Access-Control-Allow-Origin` for an origin it allows, and nothing for one it
+ * does not. Accepted: `*` or this very origin, compared as the browser compares them (exactly).
+ */
+function corsAllowed (reply: FastifyReply, origin: string): boolean {
+  const allowed = reply.getHeader('access-control-allow-origin')
+  return allowed === '*' || allowed === origin
+}
+
+/** The host's function, held to its contract: anything but a boolean is a bug, never a yes. */
+function checkAllowed (allowed: OriginCheck, request: FastifyRequest, origin: string): boolean {
+  const verdict: unknown = allowed(origin, request)
+  if (typeof verdict === 'boolean') return verdict
+  const shown = typeof (verdict as { then?: unknown } | null)?.then === 'function' ? 'a promise' : got(verdict)
+  // an Error, not a ProtocolError: the routes' error handler logs it and answers 500
+  throw new TypeError(`fastify-sake: the allowedOrigins function returned ${shown} for Origin ${JSON.stringify(origin)}; it must return true or false, synchronously`)
+}
+
+type OriginTest = (request: FastifyRequest, reply: FastifyReply, origin: string) => boolean
+
+/** How a sent `Origin` is judged under the policy; undefined when it is not (`false`). */
+function originTest (allowed: OriginPolicy['allowedOrigins']): OriginTest | undefined {
+  if (allowed === false) return undefined
+  if (allowed === 'cors') return (_request, reply, origin) => corsAllowed(reply, origin)
+  if (typeof allowed === 'function') return (request, _reply, origin) => checkAllowed(allowed, request, origin)
+  return (_request, _reply, origin) => originAllowed(allowed, origin)
+}
+
 function forbidden (what: string, value: string): ProtocolError {
   // the value is the client's, shown back to it: JSON.stringify keeps control characters visible
   return new ProtocolError(INVALID_REQUEST, `Forbidden: ${what} ${JSON.stringify(value)} is not allowed`, 403)
@@ -103,7 +141,10 @@ const loopbackSockets = new WeakMap<object, boolean>()
 function onLoopback (request: FastifyRequest): boolean {
   let local = loopbackSockets.get(request.socket)
   if (local === undefined) {
-    local = isLoopback(request.socket.localAddress)
+    // app.inject's fake socket (light-my-request) has no localAddress, only the remoteAddress it
+    // simulates (127.0.0.1 unless `inject({ remoteAddress })` says otherwise): it decides, as the
+    // peer of a real connection would (a loopback connection has loopback at both ends)
+    local = isLoopback(request.socket.localAddress ?? request.socket.remoteAddress)
     loopbackSockets.set(request.socket, local)
   }
   return local
@@ -120,7 +161,11 @@ export function originGuard (policy: OriginPolicy): onRequestHookHandler | undef
   const { allowedHosts, allowedOrigins } = policy
   if (allowedHosts === false && allowedOrigins === false) return undefined
   let acceptedHost: string | undefined
-  const check = (request: FastifyRequest): ProtocolError | undefined => {
+  const originOk = originTest(allowedOrigins)
+  const originRefused = allowedOrigins === 'cors'
+    ? "fastify-sake: refused a request whose Origin the host's CORS setup does not allow (allowedOrigins: 'cors': no Access-Control-Allow-Origin for it on the reply, as @fastify/cors sets in its onRequest hook; DNS-rebinding protection)"
+    : 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)'
+  const check = (request: FastifyRequest, reply: FastifyReply): ProtocolError | undefined => {
     // the defaults (undefined) guard loopback connections only: elsewhere there is no local server to rebind to
     const local = (allowedHosts === undefined || allowedOrigins === undefined) && onLoopback(request)
     if (allowedHosts !== false && (allowedHosts !== undefined || local)) {
@@ -135,15 +180,15 @@ export function originGuard (policy: OriginPolicy): onRequestHookHandler | undef
     }
     const origin = request.headers.origin
     // no Origin: not a browser's cross-origin request (non-browser clients send none)
-    if (origin !== undefined && allowedOrigins !== false && (allowedOrigins !== undefined || local)) {
-      if (!originAllowed(allowedOrigins, origin)) {
-        request.log.info({ origin }, 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)')
+    if (origin !== undefined && originOk !== undefined && (allowedOrigins !== undefined || local)) {
+      if (!originOk(request, reply, origin)) {
+        request.log.info({ origin }, originRefused)
         return forbidden('Origin', origin)
       }
     }
     return undefined
   }
-  return function mcpOriginCheck (request, _reply, done) {
-    done(check(request))
+  return function mcpOriginCheck (request, reply, done) {
+    done(check(request, reply))
   }
 }

@@ -4,6 +4,7 @@
  * never to the host's routes.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
 import sjson from 'secure-json-parse'
 import { ProtocolError } from '../errors.js'
 import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../spec/jsonrpc.js'
@@ -12,9 +13,11 @@ import { authHook, bearerToken } from '../auth/hook.js'
 import { emptyBody, sessionNotFound, type Endpoint } from './endpoint.js'
 import { headerValue } from './headers.js'
 import { originGuard, type OriginPolicy } from './origin.js'
-import { handlePost } from './post.js'
+import { authorizePost, checkPost, handlePost, type Checked } from './post.js'
+import { httpError } from './access.js'
 import { sendError } from './respond.js'
 import { findSession } from './sessions.js'
+import { routeShape, type ResolvedRouteOptions } from './route-options.js'
 
 export interface RouteOptions {
   readonly endpoint: Endpoint
@@ -22,7 +25,17 @@ export interface RouteOptions {
   readonly bodyLimit: number
   /** The Host/Origin allow-lists (DNS-rebinding protection). */
   readonly origin: OriginPolicy
+  /** The user's route options for every MCP route. */
+  readonly routeOptions: ResolvedRouteOptions
 }
+
+/** In each MCP route's `config`: the registry it serves, which `request.mcp` reads. */
+export const kMcpRoute = Symbol('fastify-sake.route')
+
+/** On each request of the POST route: what `checkPost` found it to be, for the steps after it. */
+const kChecked = Symbol('fastify-sake.checked')
+
+type CheckedRequest = FastifyRequest & { [kChecked]: Checked | null }
 
 function contentType (request: FastifyRequest): string {
   const value = request.headers['content-type']
@@ -49,9 +62,10 @@ function fromFastify (error: FastifyError, request: FastifyRequest, options: Rou
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ProtocolError(INVALID_REQUEST, 'Bad Request: Content-Length does not match the body', 400)
   }
-  // any other 4xx Fastify raised before our handler ran (e.g. an aborted body)
+  // any other 4xx raised before our handler ran (an aborted body; a host hook such as
+  // @fastify/rate-limit's 429): its own status, and its own reason phrase, not "Bad Request"
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return new ProtocolError(INVALID_REQUEST, `Bad Request: ${error.message}`, error.statusCode)
+    return new ProtocolError(INVALID_REQUEST, `${STATUS_CODES[error.statusCode] ?? 'Client Error'}: ${error.message}`, error.statusCode)
   }
   return undefined
 }
@@ -71,7 +85,43 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   // origin first (a rebinding attack is refused before any token work), then the bearer token;
   // with neither, no hook at all
   const onRequest = [guard, endpoint.auth === undefined ? undefined : authHook(endpoint.auth, endpoint.server.registry)].filter((hook) => hook !== undefined)
-  const hooks = onRequest.length === 0 ? {} : { onRequest }
+  const config = { [kMcpRoute]: endpoint.server.registry }
+  const hooks = routeShape(options.routeOptions, { onRequest, config })
+
+  // The POST route's own checks as route hooks, so that the host's hooks of each stage run first
+  // and see `request.mcp` (http/request-info.ts): the era's checks in preValidation, authorization
+  // in preHandler (only with auth on). Callback hooks: the hot path awaits no promise for them.
+  app.decorateRequest(kChecked, null)
+  const check = function mcpCheck (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    let checked: Checked | Promise<Checked>
+    try {
+      checked = checkPost(endpoint, request, reply)
+    } catch (err) {
+      done(err as Error)
+      return
+    }
+    if (checked instanceof Promise) {
+      checked.then((value) => { (request as CheckedRequest)[kChecked] = value; done() }, done)
+    } else {
+      (request as CheckedRequest)[kChecked] = checked
+      done()
+    }
+  }
+  const authorizeHook = function mcpAuthorize (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+    try {
+      authorizePost(endpoint, request, (request as CheckedRequest)[kChecked]!)
+    } catch (err) {
+      done(err as Error)
+      return
+    }
+    done()
+  }
+  const post = routeShape(options.routeOptions, {
+    onRequest,
+    preValidation: [check],
+    preHandler: endpoint.auth === undefined ? [] : [authorizeHook],
+    config
+  })
 
   // our own parser keeps the parse error's message (Fastify's default drops it) and still
   // refuses __proto__ / constructor.prototype keys
@@ -85,13 +135,14 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   })
 
   app.setErrorHandler((error: FastifyError | ProtocolError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof ProtocolError ? error : fromFastify(error, request, options)
+    // a refusal by scope or step-up, from authorization or a tool, gets its challenge here
+    const known = error instanceof ProtocolError ? httpError(endpoint, error) : fromFastify(error, request, options)
     if (known !== undefined) return sendError(reply, idOf(request.body), known)
     request.log.error({ err: error }, 'fastify-sake: unexpected error on the MCP endpoint')
     return sendError(reply, idOf(request.body), new ProtocolError(INTERNAL_ERROR, 'Internal error', 500))
   })
 
-  app.post(path, { bodyLimit, ...hooks }, async (request, reply) => handlePost(endpoint, request, reply))
+  app.post(path, { bodyLimit, ...post }, async (request, reply) => handlePost(endpoint, request, reply, (request as CheckedRequest)[kChecked]!))
 
   // a 2025 session's GET opens its standalone stream, or resumes one with Last-Event-ID
   // (lib/http/session-streams.ts); without a session there is none to open: 405, as 2026-07-28 asks

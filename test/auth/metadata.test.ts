@@ -87,3 +87,28 @@ t.test('app.mcp.scopes(): every declared scope, its description and what needs i
   ])
   t.ok(Object.isFrozen(app.mcp.scopes()[0].tools))
 })
+
+t.test('under a Fastify prefix: the challenge names the metadata URL the routes answer at, and app.mcp.path is the full path', async (t) => {
+  const app = Fastify({ logger: false })
+  let view: import('../../lib/index.js').McpView | undefined
+  await app.register(async (child) => {
+    await child.register(sake, {
+      name: 'prefixed',
+      version: '1.0.0',
+      auth: { resource: 'http://127.0.0.1/a/mcp', authorizationServers: ['https://auth.example.com'], verify: () => ({ subject: 'alice' }) }
+    })
+    view = child.mcp
+  }, { prefix: '/a' })
+  await app.ready()
+  t.teardown(() => app.close())
+  t.equal(view?.path, '/a/mcp')
+  const refused = await app.inject({ ...modernRequest('tools/list'), url: '/a/mcp' })
+  t.equal(refused.statusCode, 401)
+  const named = /resource_metadata="([^"]+)"/.exec(refused.headers['www-authenticate'] as string)?.[1]
+  t.equal(named, 'http://127.0.0.1/a/.well-known/oauth-protected-resource/a/mcp')
+  const doc = await app.inject({ method: 'GET', url: new URL(named!).pathname })
+  t.equal(doc.statusCode, 200, 'the URL the challenge names answers')
+  t.equal(JSON.parse(doc.body).resource, 'http://127.0.0.1/a/mcp', 'and names the resource as configured')
+  const token = await app.inject({ ...modernRequest('tools/list', {}, { authorization: 'Bearer x' }), url: '/a/mcp' })
+  t.equal(token.statusCode, 200, 'a token gets through under the prefix')
+})

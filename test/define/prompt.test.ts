@@ -87,3 +87,10 @@ t.test('the prompts option', async (t) => {
   await t.rejects(build({ prompts: {} as any }), { code: 'SAKE_ERR_INVALID_OPTION', message: "fastify-sake: option 'prompts' must be an array of prompt definitions, got {} (object)" })
   await t.rejects(build({ prompts: [{ name: 'bad name', get } as any] }), { code: 'SAKE_ERR_INVALID_PROMPT' })
 })
+
+t.test('config: kept on the compiled prompt and never sent', async (t) => {
+  t.throws(() => compilePrompt({ name: 'c', get: () => 'x', config: [] as never }), { message: "prompt 'c': 'config' must be an object (your settings, read by hooks on request.mcp.config), got an array" })
+  const prompt = compilePrompt({ name: 'c', get: () => 'x', config: { tier: 'free' } })
+  t.same(prompt.config, { tier: 'free' })
+  t.notOk('config' in prompt.wire.modern)
+})

@@ -152,3 +152,10 @@ t.test('the resources option, and defineResource', async (t) => {
   await t.rejects(build({ resources: 'x' as any }), { message: "fastify-sake: option 'resources' must be an array of resource definitions, got \"x\" (string)" })
   await t.rejects(build({ resources: [{ uri: 'x', name: 'n', read }] }), { code: 'SAKE_ERR_INVALID_RESOURCE' })
 })
+
+t.test('config: kept on the compiled resource and never sent', async (t) => {
+  t.throws(() => compileResource({ uri: 'a://c', name: 'c', read: () => 'x', config: 1 as never }), { message: "resource 'a://c': 'config' must be an object (your settings, read by hooks on request.mcp.config), got number" })
+  const resource = compileResource({ uri: 'a://c', name: 'c', read: () => 'x', config: { tier: 'free' } })
+  t.same(resource.config, { tier: 'free' })
+  t.notOk('config' in resource.wire.modern)
+})

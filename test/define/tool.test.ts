@@ -60,7 +60,7 @@ t.test('execute', async (t) => {
   refused(t, { name: 'demo' }, /^tool 'demo': 'execute' must be a function \(args, ctx\) => result, got undefined$/)
   refused(t, { name: 'demo', execute: 'run' }, /'execute' must be a function .*got string$/)
   // a misspelt execute is reported as the typo, which is the thing to fix
-  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute, scope, authentication$/)
+  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute, scope, authentication, config$/)
   t.equal(compileTool(tool()).definition.execute, execute, 'the definition is kept for calls')
   refused(t, tool({ prepare: { args: 1 } }), /^tool 'demo': 'prepare' must be a function \(args, ctx\) => arguments for execute, got object$/)
 })
@@ -450,4 +450,11 @@ t.test('output: a property map or a whole schema as outputSchema (was define/too
     t.throws(() => compiled({ sum: 'number' }), { message: "tool 'demo': output property 'sum' must be a TypeBox schema, got string" })
     t.throws(() => compiled({ sum: { type: 'number' } }), { message: /output property 'sum' must be a TypeBox schema, got object$/ })
   })
+})
+
+t.test('config: your settings, kept on the compiled tool and never sent', async (t) => {
+  t.throws(() => compileTool({ name: 'c', execute: () => 1, config: 'x' as never }), { message: "tool 'c': 'config' must be an object (your settings, read by hooks on request.mcp.config), got string" })
+  const tool = compileTool({ name: 'c', execute: () => 1, config: { cost: 3 } })
+  t.same(tool.config, { cost: 3 })
+  t.notOk('config' in tool.wire.modern)
 })

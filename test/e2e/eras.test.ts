@@ -14,7 +14,8 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, seen: 
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'POST') seen.push({ method: request.method, headers: request.headers, body: undefined })
   })
-  app.addHook('preHandler', async (request) => {
+  // preValidation: the body is read, and the plugin's own checks (which refuse a mismatch) come after
+  app.addHook('preValidation', async (request) => {
     if (request.method === 'POST') seen.push({ method: 'POST', headers: request.headers, body: request.body })
   })
   app.registerTool({

@@ -2,14 +2,21 @@
 // - the default, on a real server listening on loopback: what a rebinding page's requests carry
 //   (a foreign Host or Origin) is refused; local clients pass;
 // - explicit allowedHosts / allowedOrigins, through app.inject: the lists apply on every connection
-//   (inject's fake socket has no local address, so the loopback default never applies there);
+//   (an injected request is off loopback when it says so with `remoteAddress`);
+// - app.inject gets the decision a socket gets: its fake socket is the loopback connection it
+//   simulates, so the default applies (issue 11, item 10);
+// - allowedOrigins as the host's function, and as 'cors' with the real @fastify/cors, including the
+//   README's recipe for browser clients (issue 11, item 9);
 // - what registration accepts and refuses, with the messages, and the helpers the checks are built on.
 import t, { type Test } from 'tap'
-import type { FastifyInstance } from 'fastify'
+import { readFile } from 'node:fs/promises'
+import Fastify, { type FastifyInstance } from 'fastify'
+import cors from '@fastify/cors'
+import sake, { Type, type SakeOptions } from '../../lib/index.js'
 import { resolveOptions } from '../../lib/options.js'
 import { isLoopback, splitHost } from '../../lib/http/origin.js'
 import { build, listen, portOf, refusesRegister } from '../helpers/app.js'
-import { post, send } from '../helpers/requests.js'
+import { modernRequest, post, rpc, send, sessionPost as legacyRequest } from '../helpers/requests.js'
 import { rawRequest } from '../helpers/network.js'
 import { captureLog } from '../helpers/logs.js'
 
@@ -111,18 +118,24 @@ t.test('the default on loopback, over a real port (was origin/loopback)', async 
   })
 })
 
+// ---- through app.inject
+
+const discover = { jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }
+const discoverHeaders = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' }
+
+/** A server/discover with these headers, from `remoteAddress` (by default inject's own, 127.0.0.1). */
+async function status (app: FastifyInstance, headers: Record<string, string | undefined>, remoteAddress?: string): Promise<{ status: number, body: any }> {
+  return send(app, { ...post(discover, { ...discoverHeaders, ...headers }), remoteAddress })
+}
+
+/** A client elsewhere on the network: the connection is not a loopback one. */
+const REMOTE = '203.0.113.7'
+
 t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (t) => {
-  const discover = { jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }
-  const discoverHeaders = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' }
-
-  async function status (app: FastifyInstance, headers: Record<string, string | undefined>): Promise<{ status: number, body: any }> {
-    return send(app, post(discover, { ...discoverHeaders, ...headers }))
-  }
-
   t.test('the default never applies off loopback: any Host and Origin pass', async (t) => {
     const app = await build()
     t.teardown(() => app.close())
-    t.equal((await status(app, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status, 200)
+    t.equal((await status(app, { host: 'evil.example.com', origin: 'http://evil.example.com' }, REMOTE)).status, 200)
   })
 
   t.test('allowedHosts: names match any port, name:port only that port, case-insensitively', async (t) => {
@@ -137,7 +150,8 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
       t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: Host ${JSON.stringify(host)} is not allowed` } })
     }
     // an explicit Host list leaves the Origin default, which guards loopback connections only
-    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 200, 'Origin unchecked off loopback')
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' }, REMOTE)).status, 200, 'Origin unchecked off loopback')
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 403, 'and checked on loopback')
   })
 
   t.test('allowedOrigins: exact origins; a request without Origin passes', async (t) => {
@@ -151,7 +165,8 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
       t.equal(answer.status, 403, `${origin} refused`)
       t.same(answer.body.error, { code: -32600, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed` })
     }
-    t.equal((await status(app, { host: 'evil.example.com' })).status, 200, 'Host unchecked off loopback')
+    t.equal((await status(app, { host: 'evil.example.com' }, REMOTE)).status, 200, 'Host unchecked off loopback')
+    t.equal((await status(app, { host: 'evil.example.com' })).status, 403, 'and checked on loopback')
   })
 
   t.test('the checks run before anything else, on every MCP method and route', async (t) => {
@@ -195,6 +210,256 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
     const line = lines.find((l) => /DNS-rebinding/.test(l.msg ?? ''))
     t.match(line, { level: 30, origin: 'https://evil.example.com', msg: 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)' })
   })
+})
+
+t.test('app.inject gets the decision a socket gets (issue 11, item 10)', async (t) => {
+  t.test('what light-my-request\'s fake socket has: no localAddress, remoteAddress 127.0.0.1 unless told', async (t) => {
+    const app = Fastify({ logger: false })
+    app.get('/socket', async (request) => ({ localAddress: request.socket.localAddress ?? null, remoteAddress: request.socket.remoteAddress ?? null, host: request.host }))
+    t.teardown(() => app.close())
+    t.same((await app.inject({ url: '/socket' })).json(), { localAddress: null, remoteAddress: '127.0.0.1', host: 'localhost:80' })
+    t.same((await app.inject({ url: '/socket', remoteAddress: REMOTE })).json(), { localAddress: null, remoteAddress: REMOTE, host: 'localhost:80' })
+  })
+
+  t.test('by default an injected request is the loopback connection it simulates: a foreign Host is 403', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    const answer = await status(app, { host: 'evil.example' })
+    t.equal(answer.status, 403)
+    t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host "evil.example" is not allowed' } })
+    t.equal((await status(app, {})).status, 200, "inject's own Host, localhost:80, passes")
+    t.equal((await status(app, { host: '127.0.0.1:3000' })).status, 200)
+  })
+
+  t.test('and a foreign Origin is 403; a loopback one passes', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    const answer = await status(app, { origin: 'http://evil.example' })
+    t.equal(answer.status, 403)
+    t.same(answer.body.error, { code: -32600, message: 'Forbidden: Origin "http://evil.example" is not allowed' })
+    t.equal((await status(app, { origin: 'http://localhost:5173' })).status, 200)
+  })
+
+  t.test('remoteAddress decides as a real peer would: IPv6 loopback is checked, another address is not', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    for (const address of ['::1', '::ffff:127.0.0.1', '127.0.0.2']) t.equal((await status(app, { host: 'evil.example' }, address)).status, 403, address)
+    for (const address of [REMOTE, '::ffff:10.0.0.1', 'fe80::1']) t.equal((await status(app, { host: 'evil.example' }, address)).status, 200, address)
+  })
+})
+
+t.test('allowedOrigins as a function of the origin and the request', async (t) => {
+  t.test('it gets the Origin as sent and the request; true passes, false is the usual 403', async (t) => {
+    const calls: Array<[string, string]> = []
+    const app = await build({
+      allowedOrigins: (origin, request) => {
+        calls.push([origin, request.url])
+        return origin === 'https://app.example.com' || origin.endsWith('.preview.example.com')
+      }
+    })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { origin: 'https://app.example.com' })).status, 200)
+    t.equal((await status(app, { origin: 'https://pr-7.preview.example.com' })).status, 200)
+    const answer = await status(app, { origin: 'https://evil.example' })
+    t.equal(answer.status, 403)
+    t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Origin "https://evil.example" is not allowed' } })
+    t.same(calls, [['https://app.example.com', '/mcp'], ['https://pr-7.preview.example.com', '/mcp'], ['https://evil.example', '/mcp']])
+    t.equal((await status(app, {})).status, 200, 'no Origin: passes')
+    t.equal(calls.length, 3, 'and the function is not called')
+  })
+
+  t.test('it applies on every connection; the Host default still guards loopback, first', async (t) => {
+    let called = 0
+    const app = await build({ allowedOrigins: () => { called++; return false } })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { origin: 'https://app.example.com' }, REMOTE)).status, 403, 'off loopback too')
+    const answer = await status(app, { host: 'evil.example', origin: 'https://app.example.com' })
+    t.equal(answer.body.error.message, 'Forbidden: Host "evil.example" is not allowed')
+    t.equal(called, 1, 'a refused Host never reaches the function')
+  })
+
+  t.test('a function that returns anything but a boolean, or throws, is a bug: 500, logged, never a yes', async (t) => {
+    const log = captureLog()
+    const verdicts: unknown[] = ['yes', 1, null, undefined, Promise.resolve(true)]
+    let next = 0
+    const app = await build({
+      allowedOrigins: ((origin: string) => {
+        if (origin === 'https://throws.example') throw new Error('origin table not loaded')
+        return verdicts[next++]
+      }) as never
+    }, { logger: log.logger })
+    t.teardown(() => app.close())
+    for (const shown of ['"yes" (string)', '1 (number)', 'null (null)', 'nothing', 'a promise']) {
+      const answer = await status(app, { origin: 'https://app.example.com' })
+      t.equal(answer.status, 500, shown)
+      t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } })
+      const logged = log.errors().at(-1) as any
+      t.equal(logged.msg, 'fastify-sake: unexpected error on the MCP endpoint')
+      t.equal(logged.err.message, `fastify-sake: the allowedOrigins function returned ${shown} for Origin "https://app.example.com"; it must return true or false, synchronously`)
+    }
+    const answer = await status(app, { origin: 'https://throws.example' })
+    t.equal(answer.status, 500)
+    t.equal((log.errors().at(-1) as any).err.message, 'origin table not loaded')
+  })
+})
+
+/** Options of the README's recipe for browser clients (section "Browser clients"): keep them in step. */
+const BROWSER_ORIGINS = ['https://app.example.com', 'http://localhost:5173']
+const ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID', 'Mcp-Param-Precision']
+const EXPOSED_HEADERS = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'WWW-Authenticate']
+const METHODS = ['GET', 'POST', 'DELETE']
+
+/** The README's recipe: @fastify/cors with the one list of origins, and the plugin deferring to it. */
+async function browserApp (corsOptions: Record<string, unknown> = {}, sakeOptions: Partial<SakeOptions> = {}, fastifyOptions: Record<string, unknown> = {}): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, ...fastifyOptions })
+  await app.register(cors, { origin: BROWSER_ORIGINS, methods: METHODS, allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED_HEADERS, ...corsOptions })
+  await app.register(sake, { name: 'my-service', version: '1.0.0', allowedOrigins: 'cors', ...sakeOptions })
+  app.registerTool({
+    name: 'add',
+    args: { a: Type.Number(), b: Type.Number(), precision: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, header: 'Precision' })) },
+    execute: ({ a, b }) => ({ sum: a + b })
+  })
+  app.registerTool({ name: 'count', stream: true, execute: async (_args, ctx) => { await ctx.progress(1, 2); return 'counted' } })
+  return app
+}
+
+t.test("allowedOrigins: 'cors', with the real @fastify/cors (issue 11, item 9)", async (t) => {
+  const app = await browserApp()
+  t.teardown(() => app.close())
+
+  t.test('a preflight on the endpoint is answered by the host\'s CORS plugin, with the methods and headers', async (t) => {
+    const res = await app.inject({
+      method: 'OPTIONS',
+      url: '/mcp',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-param-precision' }
+    })
+    t.equal(res.statusCode, 204)
+    t.equal(res.headers['access-control-allow-origin'], 'https://app.example.com')
+    t.equal(res.headers['access-control-allow-methods'], 'GET, POST, DELETE')
+    t.equal(res.headers['access-control-allow-headers'], ALLOWED_HEADERS.join(', '))
+    const other = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    t.equal(other.headers['access-control-allow-origin'], undefined, 'a disallowed origin gets no Access-Control-Allow-Origin: the browser stops there')
+  })
+
+  t.test('a 2026-07-28 call from an allowed origin is answered, with the CORS headers', async (t) => {
+    for (const origin of BROWSER_ORIGINS) {
+      const res = await app.inject(modernRequest('tools/call', { name: 'add', arguments: { a: 1, b: 2, precision: 0 } }, { origin, 'mcp-param-precision': '0' }))
+      t.equal(res.statusCode, 200, origin)
+      t.same(rpc(res).result.structuredContent, { sum: 3 })
+      t.equal(res.headers['access-control-allow-origin'], origin)
+      t.equal(res.headers['access-control-expose-headers'], EXPOSED_HEADERS.join(', '))
+    }
+  })
+
+  t.test('a 2025 session from an allowed origin: initialize exposes Mcp-Session-Id, the session\'s requests pass', async (t) => {
+    const origin = 'https://app.example.com'
+    const init = await app.inject(post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'browser', version: '1' } } }, { origin }))
+    t.equal(init.statusCode, 200)
+    const sessionId = init.headers['mcp-session-id']
+    t.type(sessionId, 'string')
+    t.equal(init.headers['access-control-allow-origin'], origin)
+    t.match(init.headers['access-control-expose-headers'], /(^|, )Mcp-Session-Id(,|$)/, 'the browser may read Mcp-Session-Id')
+    const list = await app.inject(legacyRequest(sessionId as string, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin }))
+    t.equal(list.statusCode, 200)
+    t.same(rpc(list).result.tools.map((tool: { name: string }) => tool.name), ['add', 'count'])
+    t.equal(list.headers['access-control-allow-origin'], origin)
+    const end = await app.inject({ method: 'DELETE', url: '/mcp', headers: { origin, 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-11-25' } })
+    t.equal(end.statusCode, 204)
+    t.equal(end.headers['access-control-allow-origin'], origin)
+  })
+
+  t.test('a streamed answer keeps the CORS headers the host\'s hook set', async (t) => {
+    const origin = 'http://localhost:5173'
+    const res = await app.inject(modernRequest('tools/call', { name: 'count', arguments: {} }, { origin }))
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['content-type'], 'text/event-stream')
+    t.equal(res.headers['access-control-allow-origin'], origin)
+    t.equal(res.headers['access-control-expose-headers'], EXPOSED_HEADERS.join(', '))
+    t.match(res.body, /^data: .*"text":"counted"/m)
+  })
+
+  t.test('a disallowed origin is refused by the plugin: 403 naming it, and the reason logged', async (t) => {
+    const log = captureLog()
+    const logged = await browserApp({}, {}, { logger: log.logger })
+    t.teardown(() => logged.close())
+    for (const origin of ['https://evil.example', 'https://app.example.com:8443', 'null']) {
+      const answer = await send(logged, modernRequest('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }, { origin }))
+      t.equal(answer.status, 403, origin)
+      t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed` } })
+      t.equal(answer.headers['access-control-allow-origin'], undefined)
+    }
+    t.match(log.lines.find((line) => line.origin === 'https://evil.example'), {
+      level: 30,
+      msg: "fastify-sake: refused a request whose Origin the host's CORS setup does not allow (allowedOrigins: 'cors': no Access-Control-Allow-Origin for it on the reply, as @fastify/cors sets in its onRequest hook; DNS-rebinding protection)"
+    })
+  })
+
+  t.test('no Origin (a non-browser client) passes; the Host check stays as it was', async (t) => {
+    t.equal((await status(app, {})).status, 200)
+    const answer = await status(app, { host: 'evil.example', origin: 'https://app.example.com' })
+    t.equal(answer.status, 403)
+    t.equal(answer.body.error.message, 'Forbidden: Host "evil.example" is not allowed')
+  })
+})
+
+t.test("allowedOrigins: 'cors' follows whatever @fastify/cors decided", async (t) => {
+  t.test("origin '*' (its default) and origin: true let every origin through", async (t) => {
+    for (const origin of ['*', true]) {
+      const app = await browserApp({ origin })
+      t.teardown(() => app.close())
+      t.equal((await status(app, { origin: 'https://anyone.example' })).status, 200, String(origin))
+    }
+  })
+
+  t.test('a fixed origin string: only that origin, compared exactly, as the browser does', async (t) => {
+    const app = await browserApp({ origin: 'https://app.example.com' })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { origin: 'https://app.example.com' })).status, 200)
+    t.equal((await status(app, { origin: 'https://other.example' })).status, 403, 'the header names another origin')
+    t.equal((await status(app, { origin: 'https://APP.example.com' })).status, 403, 'not the exact origin')
+  })
+
+  t.test('an async origin function and a RegExp', async (t) => {
+    const app = await browserApp({ origin: async (origin: string | undefined) => origin === 'https://app.example.com' })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { origin: 'https://app.example.com' })).status, 200)
+    t.equal((await status(app, { origin: 'https://evil.example' })).status, 403)
+    const pattern = await browserApp({ origin: /^https:\/\/[a-z0-9-]+\.example\.com$/ })
+    t.teardown(() => pattern.close())
+    t.equal((await status(pattern, { origin: 'https://pr-7.example.com' })).status, 200)
+    t.equal((await status(pattern, { origin: 'https://evil.example' })).status, 403)
+  })
+
+  t.test('@fastify/cors registered after the plugin still decides: a root hook runs before the route\'s', async (t) => {
+    const app = Fastify({ logger: false })
+    await app.register(sake, { name: 'my-service', version: '1.0.0', allowedOrigins: 'cors' })
+    await app.register(cors, { origin: BROWSER_ORIGINS })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { origin: 'https://app.example.com' })).status, 200)
+    t.equal((await status(app, { origin: 'https://evil.example' })).status, 403)
+  })
+
+  t.test('without @fastify/cors, or with its hook after onRequest, nothing is allowed: every Origin is 403', async (t) => {
+    const bare = await build({ allowedOrigins: 'cors' })
+    t.teardown(() => bare.close())
+    t.equal((await status(bare, { origin: 'https://app.example.com' })).status, 403)
+    t.equal((await status(bare, {})).status, 200, 'no Origin still passes')
+    const late = await browserApp({ hook: 'preHandler' })
+    t.teardown(() => late.close())
+    t.equal((await status(late, { origin: 'https://app.example.com' })).status, 403, 'preHandler runs after the check')
+  })
+})
+
+t.test('the README shows the recipe these tests run', async (t) => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
+  const list = (items: string[]): string => `[${items.map((item) => `'${item}'`).join(', ')}]`
+  for (const line of [
+    `origin: ${list(BROWSER_ORIGINS)}`,
+    `methods: ${list(METHODS)}`,
+    `allowedHeaders: ${list(ALLOWED_HEADERS)}`,
+    `exposedHeaders: ${list(EXPOSED_HEADERS)}`,
+    "allowedOrigins: 'cors'"
+  ]) t.ok(readme.includes(line), line)
 })
 
 t.test('the options and the helpers behind the checks (was origin/options)', async (t) => {
@@ -244,7 +509,7 @@ t.test('the options and the helpers behind the checks (was origin/options)', asy
   })
 
   t.test('allowedOrigins refusals', async (t) => {
-    await refused(t, { allowedOrigins: [] }, /^fastify-sake: option 'allowedOrigins' must be a non-empty array of origins \('https:\/\/app\.example\.com'\), or false to turn the check off, got \[\] \(array\)$/)
+    await refused(t, { allowedOrigins: [] }, /^fastify-sake: option 'allowedOrigins' must be a non-empty array of origins \('https:\/\/app\.example\.com'\), 'cors' to accept what @fastify\/cors allows, a function \(origin, request\) => boolean, or false to turn the check off, got \[\] \(array\)$/)
     await refused(t, { allowedOrigins: [7] }, "fastify-sake: option 'allowedOrigins[0]' is not a non-empty string; got 7 (number)")
     const notOrigin = /^fastify-sake: option 'allowedOrigins\[0\]' is not an origin: give a scheme, a host and an optional port, such as https:\/\/app\.example\.com or http:\/\/localhost:5173, with no path, no trailing slash and no default port; got /
     for (const bad of ['localhost:3000', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'https://app.example.com:443', 'null', 'file:///tmp/x', 'https://user@app.example.com', 'https://app.example.com?x', '*']) {

@@ -9,10 +9,10 @@
 //   never a client's mistake. The client gets -32603 and a generic text; the log gets the error.
 import t from 'tap'
 import { Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
-import type { SessionStore } from '../../lib/index.js'
+import Fastify, { type FastifyInstance } from 'fastify'
+import sake, { type SessionStore } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
-import { openSession, modernMeta, modernPost, post, send, sessionPost } from '../helpers/requests.js'
+import { modernRequest, openSession, modernMeta, modernPost, post, send, sessionPost } from '../helpers/requests.js'
 import { captureLog } from '../helpers/logs.js'
 
 t.test('bad input and HTTP framing, refused before any era (was http/bad-input)', async (t) => {
@@ -321,4 +321,46 @@ t.test('a server fault is the one 500 (was http/internal-errors)', async (t) => 
       t.match((line.err as { message: string }).message, SECRET)
     }
   })
+})
+
+t.test('a 4xx raised by a host hook keeps its own status and reason: a 429 from @fastify/rate-limit', async (t) => {
+  const { default: rateLimit } = await import('@fastify/rate-limit')
+  const app = Fastify({ logger: false })
+  await app.register(rateLimit, { max: 1, timeWindow: 60_000 })
+  await app.register(sake, { name: 'limited', version: '1.0.0' })
+  t.teardown(() => app.close())
+  const first = await app.inject(modernRequest('server/discover'))
+  t.equal(first.statusCode, 200)
+  const limited = await app.inject(modernRequest('server/discover'))
+  t.equal(limited.statusCode, 429)
+  t.ok(limited.headers['retry-after'], 'retry-after is kept')
+  const body = JSON.parse(limited.body)
+  t.equal(body.error.code, -32600)
+  t.match(body.error.message, /^Too Many Requests: Rate limit exceeded/)
+  t.notMatch(body.error.message, /Bad Request/)
+  t.equal(body.id, null, 'refused in onRequest: the body was not read yet')
+})
+
+t.test('a 429 raised once the body was read carries the request\'s id', async (t) => {
+  const { default: rateLimit } = await import('@fastify/rate-limit')
+  const app = Fastify({ logger: false })
+  await app.register(rateLimit, { max: 1, timeWindow: 60_000, hook: 'preHandler' })
+  await app.register(sake, { name: 'limited', version: '1.0.0' })
+  t.teardown(() => app.close())
+  await app.inject(modernRequest('server/discover'))
+  const request = modernRequest('server/discover')
+  const limited = await app.inject(request)
+  t.equal(limited.statusCode, 429)
+  t.equal(JSON.parse(limited.body).id, JSON.parse(request.payload as string).id)
+  t.match(JSON.parse(limited.body).error.message, /^Too Many Requests: /)
+})
+
+t.test('a 4xx without a reason phrase of its own is a "Client Error"', async (t) => {
+  const app = Fastify({ logger: false })
+  app.addHook('onRequest', async () => { throw Object.assign(new Error('closed for the night'), { statusCode: 499 }) })
+  await app.register(sake, { name: 'odd', version: '1.0.0' })
+  t.teardown(() => app.close())
+  const res = await app.inject(modernRequest('server/discover'))
+  t.equal(res.statusCode, 499)
+  t.equal(JSON.parse(res.body).error.message, 'Client Error: closed for the night')
 })

@@ -29,6 +29,8 @@ function toolOf (call: Call): CompiledTool {
   if (typeof name !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool to call, as a string')
   }
+  // one line to search for when a client keeps calling a tool that is not there (a stale list)
+  call.transport.log.info({ tool: name }, `fastify-sake: tools/call of an unknown tool '${name}'`)
   throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`)
 }
 

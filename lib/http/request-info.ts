@@ -1,0 +1,147 @@
+/**
+ * `request.mcp`: what an MCP request is, for the host's hooks (a rate limit per tool, a log field,
+ * a gateway's routing), on the MCP routes only. Computed when read, never before: the host's other
+ * routes and a hook that never looks pay nothing.
+ *
+ * Before the body is read (`onRequest`, `preParsing`) it comes from the `Mcp-*` headers of a
+ * 2026-07-28 request, unverified (`verified: false`); from `preValidation` on, from the body, which
+ * is what the server executes (`verified: true`). The plugin's own checks refuse a request whose
+ * headers differ from its body, right after the host's hooks of the same stage.
+ */
+import type { FastifyRequest } from 'fastify'
+import { isLegacyVersion, isModernVersion, negotiate, type Era } from '../spec/eras.js'
+import { idOf } from '../spec/jsonrpc.js'
+import { META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
+import { isObject } from '../values.js'
+import type { Registry } from '../define/registry.js'
+import { isModern } from '../protocol/meta.js'
+import { targetOf, type Target } from '../protocol/target.js'
+import { NAME_SOURCE, decodeHeaderValue, headerValue, valueAt } from './headers.js'
+
+/** What an MCP request is, as far as it is known when read (see `verified`). */
+export interface McpRequestInfo {
+  /** True once the values come from the body (`preValidation` on); false: from the headers alone. */
+  readonly verified: boolean
+  /** `modern` (2026-07-28) or `legacy` (a 2025 session, or its `initialize`); undefined when neither can be told. */
+  readonly era: Era | undefined
+  /** The revision: the body's `_meta` version, the version `initialize` will negotiate, or a session's `MCP-Protocol-Version` header. */
+  readonly protocolVersion: string | undefined
+  /** The JSON-RPC method (`tools/call`); undefined for a batch or a response. */
+  readonly method: string | undefined
+  /** What SEP-2243's `Mcp-Name` carries: the tool or prompt name, the resource URI. */
+  readonly name: string | undefined
+  /** The JSON-RPC id of a request; undefined for a notification, a response or a batch. */
+  readonly id: string | number | undefined
+  /** The 2025 session id (`Mcp-Session-Id`), unverified until the plugin looked the session up. */
+  readonly sessionId: string | undefined
+  /** The arguments a tool mirrors into `Mcp-Param-*` headers, by argument name, as the header carries them. */
+  readonly params: Readonly<Record<string, string>>
+  /** The called tool as listed (`tools/call`), when it exists. */
+  readonly tool: Readonly<Record<string, unknown>> | undefined
+  /** The prompt as listed (`prompts/get`, a completion of its arguments), when it exists. */
+  readonly prompt: Readonly<Record<string, unknown>> | undefined
+  /** The resource or resource template as listed (`resources/read`, `resources/subscribe`, a completion), when it exists. */
+  readonly resource: Readonly<Record<string, unknown>> | undefined
+  /** The target definition's own `config`, when it has one. */
+  readonly config: Readonly<Record<string, unknown>> | undefined
+}
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
+
+/** Per request, the answer from the body: it cannot change once read. */
+const fromBodies = new WeakMap<object, McpRequestInfo>()
+
+/** `request.mcp` for a request of an MCP route served by `registry`. */
+export function requestInfo (request: FastifyRequest, registry: Registry): McpRequestInfo {
+  const body = request.body
+  if (body === undefined) return fromHeaders(request, registry)
+  let info = fromBodies.get(request)
+  if (info === undefined) {
+    info = fromBody(request, registry, body)
+    fromBodies.set(request, info)
+  }
+  return info
+}
+
+function fromBody (request: FastifyRequest, registry: Registry, body: unknown): McpRequestInfo {
+  const sessionId = headerValue(request.headers, 'mcp-session-id')
+  const message = isObject(body) ? body : undefined
+  const method = typeof message?.method === 'string' ? message.method : undefined
+  const params = isObject(message?.params) ? message.params : undefined
+  const id = idOf(body) ?? undefined
+  let era: Era | undefined
+  let protocolVersion: string | undefined
+  if (method !== undefined && isModern(params)) {
+    era = 'modern'
+    const version = (params!._meta as Record<string, unknown>)[META_PROTOCOL_VERSION]
+    protocolVersion = typeof version === 'string' ? version : undefined
+  } else if (method === 'initialize') {
+    era = 'legacy'
+    protocolVersion = negotiate(params?.protocolVersion)
+  } else if (sessionId !== undefined || Array.isArray(body)) {
+    era = 'legacy'
+    const version = headerValue(request.headers, 'mcp-protocol-version')
+    protocolVersion = isLegacyVersion(version) ? version : undefined
+  }
+  const field = method === undefined ? undefined : NAME_SOURCE[method]
+  const name = field === undefined || typeof params?.[field] !== 'string' ? undefined : params[field] as string
+  const target = method === undefined ? undefined : targetOf(registry, method, params)
+  let mirrored = NO_PARAMS
+  if (target?.kind === 'tool' && target.headers.length > 0) {
+    const values: Record<string, string> = {}
+    for (const param of target.headers) {
+      const value = valueAt(params?.arguments, param.path)
+      if (value !== undefined && value !== null) values[param.path.join('.')] = String(value)
+    }
+    mirrored = Object.freeze(values)
+  }
+  return described(true, era, protocolVersion, method, name, id, sessionId, mirrored, target)
+}
+
+/** Before the body: what a 2026-07-28 request's headers say (a 2025 request's say little more than its session). */
+function fromHeaders (request: FastifyRequest, registry: Registry): McpRequestInfo {
+  const { headers } = request
+  const version = headerValue(headers, 'mcp-protocol-version')
+  const sessionId = headerValue(headers, 'mcp-session-id')
+  const method = headerValue(headers, 'mcp-method')
+  const rawName = headerValue(headers, 'mcp-name')
+  let name: string | undefined
+  try {
+    name = rawName === undefined ? undefined : decodeHeaderValue('Mcp-Name', rawName)
+  } catch {
+    name = undefined // a malformed header: the plugin's own check refuses it once the body is read
+  }
+  const era: Era | undefined = isModernVersion(version) && sessionId === undefined ? 'modern' : sessionId !== undefined ? 'legacy' : undefined
+  const target = method === undefined || name === undefined ? undefined : targetOf(registry, method, { name, uri: name })
+  let mirrored = NO_PARAMS
+  if (target?.kind === 'tool' && target.headers.length > 0) {
+    const values: Record<string, string> = {}
+    for (const param of target.headers) {
+      const raw = headerValue(headers, param.header)
+      if (raw === undefined) continue
+      try {
+        values[param.path.join('.')] = decodeHeaderValue(`Mcp-Param-${param.name}`, raw)
+      } catch {} // refused later, as above
+    }
+    mirrored = Object.freeze(values)
+  }
+  return described(false, era, era === undefined ? undefined : version, method, name, undefined, sessionId, mirrored, target)
+}
+
+function described (verified: boolean, era: Era | undefined, protocolVersion: string | undefined, method: string | undefined, name: string | undefined, id: string | number | undefined, sessionId: string | undefined, params: Readonly<Record<string, string>>, target: Target | undefined): McpRequestInfo {
+  const item = target?.kind === 'found' ? target.resource : target
+  return Object.freeze({
+    verified,
+    era,
+    protocolVersion,
+    method,
+    name,
+    id,
+    sessionId,
+    params,
+    tool: item?.kind === 'tool' ? item.wire.modern : undefined,
+    prompt: item?.kind === 'prompt' ? item.wire.modern : undefined,
+    resource: item?.kind === 'resource' ? item.wire.modern : undefined,
+    config: item?.config
+  })
+}

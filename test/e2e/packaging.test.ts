@@ -1,0 +1,58 @@
+// The package as its users install it: `fastify` is theirs (a peer dependency, never bundled, so
+// the type augmentation lands on their copy); CommonJS projects `require()` it; and the lowest
+// Fastify the peer range claims (5.0.0, installed as the fastify-lowest alias) runs it. The types
+// are checked against that Fastify too (types/lowest/tsconfig.json, in npm test).
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { promisify } from 'node:util'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import sake, { Type } from '../../lib/index.js'
+
+const root = new URL('../../', import.meta.url)
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
+
+t.test('fastify is a peer dependency, not a dependency', async (t) => {
+  t.notOk('fastify' in pkg.dependencies, 'not in dependencies: a host on another Fastify 5 would get a second copy')
+  t.equal(pkg.peerDependencies.fastify, '^5.0.0')
+  t.equal(pkg.devDependencies['fastify-lowest'], `npm:fastify@${pkg.peerDependencies.fastify.slice(1)}`, 'the lowest version claimed is the one tested')
+})
+
+t.test('require() from a CommonJS file gives the plugin, which serves a call', async (t) => {
+  const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('test/fixtures/require.cjs', root))], { cwd: fileURLToPath(root) })
+  t.same(JSON.parse(stdout.trim().split('\n').pop()!), { named: 'function', same: true, status: 200, result: { sum: 3 } })
+})
+
+t.test('the lowest Fastify claimed runs the plugin in both eras', async (t) => {
+  t.equal(createRequire(import.meta.url)('fastify-lowest/package.json').version, '5.0.0')
+  // the two Fastify copies' types differ (5.0.0 lacks later members): this file checks the run, types/lowest the types
+  const { default: Fastify } = await import('fastify-lowest') as unknown as { default: () => import('fastify').FastifyInstance }
+  const app = Fastify()
+  await app.register(sake, { name: 'lowest', version: '1.0.0' })
+  app.registerTool({ name: 'add', args: { a: Type.Number(), b: Type.Number() }, execute: ({ a, b }) => ({ sum: a + b }) })
+  t.teardown(() => app.close())
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+  const modern = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'add' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 }, _meta: meta } }
+  })
+  t.same(JSON.parse(modern.body).result.structuredContent, { sum: 3 })
+  const init = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }
+  })
+  const session = init.headers['mcp-session-id'] as string
+  t.type(session, 'string')
+  const legacy = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    payload: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 2 } } }
+  })
+  t.same(JSON.parse(legacy.body).result.structuredContent, { sum: 4 })
+})
