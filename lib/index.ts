@@ -23,6 +23,7 @@ import { Cancellations } from './http/cancellation.js'
 import { requestInfo } from './http/request-info.js'
 import { kMcpRoute, routes } from './http/routes.js'
 import { Streams } from './http/streams.js'
+import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { mcpView } from './mcp-view.js'
 import type { RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
 
@@ -99,7 +100,10 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.events.store === undefined) await events.close?.()
   })
 
-  const endpoint = { server, sessions, streams, auth, cancellations: new Cancellations() }
+  // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans
+  const otel = options.tracing ? await openTelemetry() : undefined
+  const tracing = new Tracing(options.tracing, registry, otel === undefined ? undefined : new Spans(otel, registry))
+  const endpoint = { server, sessions, streams, auth, cancellations: new Cancellations(), tracing }
   await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
 }
 
@@ -120,6 +124,7 @@ export type { LogLevel } from './spec/log-levels.js'
 export type { RegisterTool, RegisterResource, RegisterPrompt, McpView, ToolInfo, ListedInfo } from './api.js'
 export type { McpRequestInfo } from './http/request-info.js'
 export type { McpRouteOptions } from './http/route-options.js'
+export { REQUEST_CHANNEL, type McpRequestTrace } from './http/tracing.js'
 export type {
   InputContext, Elicit, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,
   SampledMessage, Root, Unsupported, Declined, Cancelled

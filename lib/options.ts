@@ -117,6 +117,11 @@ export interface SakeOptions {
    * (after the plugin's own), `logLevel`, `logSerializers`, `constraints`.
    */
   routeOptions?: McpRouteOptions
+  /**
+   * Traces of MCP requests: the `fastify-sake:request` diagnostics channel, and an OpenTelemetry
+   * span per request when `@opentelemetry/api` is installed. Default true; false: neither.
+   */
+  tracing?: boolean
 }
 
 export interface ResolvedOptions {
@@ -143,6 +148,7 @@ export interface ResolvedOptions {
   readonly auth: ResolvedAuth | undefined
   readonly scopes: ReadonlyMap<string, string>
   readonly routeOptions: ResolvedRouteOptions
+  readonly tracing: boolean
 }
 
 export const defaults = Object.freeze({
@@ -159,7 +165,7 @@ export const defaults = Object.freeze({
   inputTimeout: 10 * 60_000 // 10 minutes, in ms: a person reads the question and answers it
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const REQUEST_STATE_KEYS = ['keys', 'ttl']
@@ -286,6 +292,8 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   if (!Array.isArray(resources)) fail('resources', 'an array of resource definitions', resources)
   const prompts = input.prompts === undefined ? [] : input.prompts
   if (!Array.isArray(prompts)) fail('prompts', 'an array of prompt definitions', prompts)
+  const tracing = input.tracing === undefined ? true : input.tracing
+  if (typeof tracing !== 'boolean') fail('tracing', 'true or false (false: no spans, no diagnostics channel events)', tracing)
 
   return Object.freeze({
     info: Object.freeze(info),
@@ -316,6 +324,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     allowedOrigins: allowedOrigins(input),
     auth: resolveAuth(input.auth),
     scopes: resolveScopes(input.scopes),
-    routeOptions: resolveRouteOptions(input.routeOptions)
+    routeOptions: resolveRouteOptions(input.routeOptions),
+    tracing
   })
 }

@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -128,7 +128,8 @@ t.test('defaults', async (t) => {
     prompts: [],
     auth: undefined,
     scopes: new Map(),
-    routeOptions: { config: {}, plain: {}, hooks: {} }
+    routeOptions: { config: {}, plain: {}, hooks: {} },
+    tracing: true
   })
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(resolved.info) && Object.isFrozen(resolved.sessions) && Object.isFrozen(resolved.tools), 'frozen')
   t.ok(Object.isFrozen(defaults))
@@ -215,6 +216,13 @@ t.test('requestState and inputTimeout', async (t) => {
   t.equal(resolved.sealer.ttl, 1000)
   t.equal(resolved.inputTimeout, 5)
   t.equal(resolveOptions(base).sealer.ephemeral, true, 'a random key by default')
+})
+
+t.test('tracing', async (t) => {
+  await refusesRegister(t, { ...base, tracing: 'off' }, /^fastify-sake: option 'tracing' must be true or false \(false: no spans, no diagnostics channel events\), got/)
+  await refusesRegister(t, { ...base, tracing: null }, /option 'tracing' must be true or false/)
+  t.equal(resolveOptions({ ...base, tracing: false }).tracing, false)
+  t.equal(resolveOptions({ ...base, tracing: true }).tracing, true)
 })
 
 t.test('bus and events (was streams/options)', async (t) => {

@@ -384,3 +384,22 @@ expectType<readonly string[]>()(scopeInfo[0].tools)
 const refusal = new AuthorizationError(403, 'Forbidden', 'Bearer error="insufficient_scope"')
 expectType<string>()(refusal.challenge)
 expectType<number>()(refusal.status)
+
+// ---- traces: the channel's name and its context object (issue 11, item 6)
+{
+  const { REQUEST_CHANNEL } = await import('fastify-sake')
+  expectType<'fastify-sake:request'>()(REQUEST_CHANNEL)
+  const onEnd = (ctx: import('fastify-sake').McpRequestTrace): void => {
+    expectType<string>()(ctx.method)
+    expectType<string | undefined>()(ctx.name)
+    expectType<'modern' | 'legacy' | undefined>()(ctx.era)
+    expectType<string | number | undefined>()(ctx.id)
+    expectType<{ readonly code: number, readonly message: string } | undefined>()(ctx.rpcError)
+    expectType<boolean | undefined>()(ctx.isError)
+    expectType<string>()(ctx.request.url)
+  }
+  void onEnd
+  await app.register(sake, { name: 'untraced', version: '1', tracing: false })
+  // @ts-expect-error tracing is a boolean
+  await app.register(sake, { name: 'x', version: '1', tracing: 'off' })
+}

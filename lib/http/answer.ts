@@ -12,6 +12,7 @@ import { dispatch } from '../protocol/dispatch.js'
 import type { Endpoint } from './endpoint.js'
 import { sendJson } from './respond.js'
 import { acceptsEventStream } from './sse.js'
+import { answeredWithError } from './tracing.js'
 
 /**
  * Whether a call answers as Server-Sent Events: a tool declared `stream: true`, or a call that
@@ -55,7 +56,9 @@ export async function answerDeferred (endpoint: Endpoint, request: FastifyReques
     // a refusal by authorization keeps its status and challenge while the answer is still plain JSON
     if (err instanceof AccessRefusal && !deferred.opened()) throw err
     /* c8 ignore next -- dispatch throws only ProtocolErrors (see legacyAnswer); the fallback keeps an opened stream answerable */
-    answer = JSON.stringify(errorBody(call.id, err instanceof ProtocolError ? err : internalError(request, err)))
+    const error = err instanceof ProtocolError ? err : internalError(request, err)
+    answeredWithError(deferred.call, error)
+    answer = JSON.stringify(errorBody(call.id, error))
   }
   if (deferred.end(answer)) return reply
   return sendJson(reply, 200, answer)
@@ -67,6 +70,7 @@ async function runToText (endpoint: Endpoint, request: FastifyRequest, call: Cal
     return resultText(call.id, await dispatch(endpoint.server, call))
   } catch (err) {
     const error = err instanceof ProtocolError ? err : internalError(request, err)
+    answeredWithError(call, error)
     return JSON.stringify(errorBody(call.id, error))
   }
 }

@@ -13,6 +13,7 @@ import { headerValue } from './headers.js'
 import { legacyAnswer, legacyCall, notify } from './legacy.js'
 import { sendAccepted, sendJson } from './respond.js'
 import { sessionOf } from './sessions.js'
+import { traceOf, type McpRequestTrace } from './tracing.js'
 
 /** A batch that passed its checks: its session, and the items. */
 export interface BatchChecked {
@@ -46,17 +47,25 @@ export async function answerBatch (endpoint: Endpoint, request: FastifyRequest, 
       await endpoint.streams.calls.answered(session.id, message.id, answerOf(message.result, message.error), request.log as unknown as Logger)
       return undefined
     }
-    if (message.kind === 'notification') {
-      await notify(endpoint, session, message.method, message.params)
-      return undefined
-    }
-    // the batch's headers cannot mirror each item's body, so Mcp-* headers are not checked here
-    const target = targetOf(endpoint.server.registry, message.method, message.params)
-    return legacyAnswer(endpoint, legacyCall(endpoint, request, reply, session, message, target))
+    if (!endpoint.tracing.on()) return answerItem(endpoint, request, reply, session, message, undefined)
+    const id = message.kind === 'request' ? message.id : undefined
+    const trace = traceOf(request, message.method, message.params, id, 'legacy', session.protocolVersion, session.id)
+    return endpoint.tracing.run(trace, message.params, async () => answerItem(endpoint, request, reply, session, message, trace))
   }))
   const responses = answers.filter((a): a is string => a !== undefined)
   if (responses.length === 0) return sendAccepted(reply)
   return sendJson(reply, 200, '[' + responses.join(',') + ']')
+}
+
+/** One request or notification of a batch: its JSON-RPC response, or undefined for a notification. */
+async function answerItem (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Exclude<Message, { kind: 'response' }>, trace: McpRequestTrace | undefined): Promise<string | undefined> {
+  if (message.kind === 'notification') {
+    await notify(endpoint, session, message.method, message.params)
+    return undefined
+  }
+  // the batch's headers cannot mirror each item's body, so Mcp-* headers are not checked here
+  const target = targetOf(endpoint.server.registry, message.method, message.params)
+  return legacyAnswer(endpoint, legacyCall(endpoint, request, reply, session, message, target, trace))
 }
 
 /**

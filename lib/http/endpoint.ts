@@ -11,6 +11,7 @@ import type { ServerContext } from '../protocol/server.js'
 import type { ResolvedAuth } from '../auth/options.js'
 import type { Cancellations } from './cancellation.js'
 import type { Streams } from './streams.js'
+import type { Tracing } from './tracing.js'
 
 export interface Endpoint {
   readonly server: ServerContext
@@ -21,6 +22,8 @@ export interface Endpoint {
   readonly auth?: ResolvedAuth | undefined
   /** 2025 calls that `notifications/cancelled` can stop (per process: see `cancellation.ts`). */
   readonly cancellations: Cancellations
+  /** Traces of MCP requests: the diagnostics channel, and OpenTelemetry spans when it is there. */
+  readonly tracing: Tracing
 }
 
 /** A 2025 session id that names no live session; the client must send initialize again (404, any HTTP method). */

@@ -9,7 +9,7 @@ import { AccessRefusal, ProtocolError } from '../errors.js'
 import { INVALID_REQUEST, errorBody, resultText, type Message, type RequestId } from '../spec/jsonrpc.js'
 import type { Logger } from '../spec/types.js'
 import type { Session } from '../state/session-store.js'
-import type { Call } from '../protocol/call.js'
+import type { Call, CallOutcome } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
 import { initialize } from '../protocol/methods/lifecycle.js'
 import { targetOf, type Target } from '../protocol/target.js'
@@ -19,6 +19,7 @@ import type { Endpoint } from './endpoint.js'
 import { checkStandardHeaders, checkToolHeaders } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
 import { sessionOf } from './sessions.js'
+import { answeredWithError, inSession, outcomeOf } from './tracing.js'
 import { HttpTransport } from './transport.js'
 
 /** A request of a session, as `readMessage` sorted it. */
@@ -27,6 +28,7 @@ export interface LegacyRequest { readonly id: RequestId, readonly method: string
 export async function handleInitialize (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, message: Message & { kind: 'request' }): Promise<FastifyReply> {
   const init = initialize(endpoint.server, message.params)
   const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false }
+  inSession(request, session)
   // bound to whoever opened it: another subject's token on this session finds no session
   if (request.mcpAuth !== null) session.subject = request.mcpAuth.subject
   await endpoint.sessions.set(session)
@@ -50,6 +52,7 @@ export interface LegacyChecked {
  */
 export async function checkLegacy (endpoint: Endpoint, request: FastifyRequest, message: Message, sessionId: string): Promise<LegacyChecked> {
   const session = await sessionOf(endpoint, request, sessionId)
+  inSession(request, session)
   if (message.kind !== 'request') return { kind: 'legacy', session, message, target: undefined }
   checkStandardHeaders(request.headers, message.method, message.params, false)
   const target = targetOf(endpoint.server.registry, message.method, message.params)
@@ -68,13 +71,13 @@ export async function answerLegacy (endpoint: Endpoint, request: FastifyRequest,
     await notify(endpoint, session, message.method, message.params)
     return sendAccepted(reply)
   }
-  const call = legacyCall(endpoint, request, reply, session, message, target)
+  const call = legacyCall(endpoint, request, reply, session, message, target, outcomeOf(request))
   if (answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
   if (mayAsk(request, call)) return answerDeferred(endpoint, request, reply, call)
   return sendJson(reply, 200, await legacyAnswer(endpoint, call, true))
 }
 
-export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: LegacyRequest, target: Target | undefined): Call {
+export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: LegacyRequest, target: Target | undefined, outcome: CallOutcome | undefined): Call {
   return {
     era: 'legacy',
     protocolVersion: session.protocolVersion,
@@ -87,7 +90,8 @@ export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: 
     transport: new HttpTransport(request, reply, { cancellations: endpoint.cancellations, sessionId: session.id, requestId: message.id }),
     logLevel: session.logLevel,
     auth: request.mcpAuth ?? undefined,
-    target
+    target,
+    outcome
   }
 }
 
@@ -119,6 +123,7 @@ export async function legacyAnswer (endpoint: Endpoint, call: Call, alone = fals
     if (!(err instanceof ProtocolError)) throw err
     // a refusal by authorization needs its status and challenge, which a message alone can have
     if (alone && err instanceof AccessRefusal) throw err
+    answeredWithError(call, err)
     return JSON.stringify(errorBody(call.id, err))
   }
 }

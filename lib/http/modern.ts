@@ -15,6 +15,7 @@ import { answerStreaming, answersAsStream } from './answer.js'
 import type { Endpoint } from './endpoint.js'
 import { checkStandardHeaders, checkToolHeaders, checkVersionHeader } from './headers.js'
 import { sendJson } from './respond.js'
+import { outcomeOf } from './tracing.js'
 import { HttpTransport } from './transport.js'
 
 /** A 2026-07-28 request that passed its checks: what `answerModern` answers. */
@@ -62,7 +63,8 @@ export async function answerModern (endpoint: Endpoint, request: FastifyRequest,
     transport: new HttpTransport(request, reply),
     logLevel: meta.logLevel,
     auth: request.mcpAuth ?? undefined,
-    target
+    target,
+    outcome: outcomeOf(request)
   }
   if (answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
   if (call.method === 'subscriptions/listen') return endpoint.streams.listens.listen(request, reply, call)

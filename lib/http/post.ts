@@ -20,6 +20,7 @@ import { NAME_SOURCE, headerValue } from './headers.js'
 import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from './legacy.js'
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
+import { answeredWith } from './tracing.js'
 
 /** What `checkPost` found a POST to be, for the steps after it. */
 export type Checked =
@@ -105,6 +106,8 @@ function handleSessionless (request: FastifyRequest, reply: FastifyReply, messag
     if (message.kind === 'notification') return sendAccepted(reply)
     readModernMeta(message.params) // throws the precise -32602 for the missing _meta
   }
-  return sendError(reply, id, new ProtocolError(INVALID_REQUEST,
-    'Bad Request: no session. 2025 clients send initialize first and then the Mcp-Session-Id header; 2026-07-28 clients send params._meta with "io.modelcontextprotocol/protocolVersion"', 400))
+  const error = new ProtocolError(INVALID_REQUEST,
+    'Bad Request: no session. 2025 clients send initialize first and then the Mcp-Session-Id header; 2026-07-28 clients send params._meta with "io.modelcontextprotocol/protocolVersion"', 400)
+  answeredWith(request, error)
+  return sendError(reply, id, error)
 }

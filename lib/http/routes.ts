@@ -18,6 +18,7 @@ import { httpError } from './access.js'
 import { sendError } from './respond.js'
 import { findSession } from './sessions.js'
 import { routeShape, type ResolvedRouteOptions } from './route-options.js'
+import { answeredWith, hasSpan, kTraced } from './tracing.js'
 
 export interface RouteOptions {
   readonly endpoint: Endpoint
@@ -70,6 +71,8 @@ function fromFastify (error: FastifyError, request: FastifyRequest, options: Rou
   return undefined
 }
 
+const internalError = new ProtocolError(INTERNAL_ERROR, 'Internal error', 500)
+
 /** What this endpoint serves, for the `Allow` header of its 405s: GET has no stream to open yet. */
 const ALLOW = 'POST, DELETE'
 
@@ -92,7 +95,8 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   // and see `request.mcp` (http/request-info.ts): the era's checks in preValidation, authorization
   // in preHandler (only with auth on). Callback hooks: the hot path awaits no promise for them.
   app.decorateRequest(kChecked, null)
-  const check = function mcpCheck (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+  app.decorateRequest(kTraced, null)
+  const runCheck = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
     let checked: Checked | Promise<Checked>
     try {
       checked = checkPost(endpoint, request, reply)
@@ -106,6 +110,11 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
       (request as CheckedRequest)[kChecked] = checked
       done()
     }
+  }
+  // traced, the checks run inside the trace, and the rest of the request continues from there
+  const check = function mcpCheck (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    if (endpoint.tracing.on()) endpoint.tracing.begin(request, reply, () => { runCheck(request, reply, done) })
+    else runCheck(request, reply, done)
   }
   const authorizeHook = function mcpAuthorize (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
     try {
@@ -137,12 +146,20 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   app.setErrorHandler((error: FastifyError | ProtocolError, request: FastifyRequest, reply: FastifyReply) => {
     // a refusal by scope or step-up, from authorization or a tool, gets its challenge here
     const known = error instanceof ProtocolError ? httpError(endpoint, error) : fromFastify(error, request, options)
-    if (known !== undefined) return sendError(reply, idOf(request.body), known)
+    if (known !== undefined) {
+      answeredWith(request, known)
+      return sendError(reply, idOf(request.body), known)
+    }
     request.log.error({ err: error }, 'fastify-sake: unexpected error on the MCP endpoint')
-    return sendError(reply, idOf(request.body), new ProtocolError(INTERNAL_ERROR, 'Internal error', 500))
+    answeredWith(request, internalError, error)
+    return sendError(reply, idOf(request.body), internalError)
   })
 
-  app.post(path, { bodyLimit, ...post }, async (request, reply) => handlePost(endpoint, request, reply, (request as CheckedRequest)[kChecked]!))
+  app.post(path, { bodyLimit, ...post }, async (request, reply) => {
+    const checked = (request as CheckedRequest)[kChecked]!
+    if (!hasSpan(request)) return handlePost(endpoint, request, reply, checked)
+    return endpoint.tracing.within(request, async () => handlePost(endpoint, request, reply, checked))
+  })
 
   // a 2025 session's GET opens its standalone stream, or resumes one with Last-Event-ID
   // (lib/http/session-streams.ts); without a session there is none to open: 405, as 2026-07-28 asks

@@ -42,6 +42,17 @@ export interface ClientRequestOptions {
   readonly key: string
 }
 
+/**
+ * How a traced call ended, as its answer says it (`http/tracing.ts`): given on the call only while
+ * something traces, so that the untraced path pays one check at most.
+ */
+export interface CallOutcome {
+  /** The JSON-RPC error the call was answered with. */
+  rpcError?: { readonly code: number, readonly message: string } | undefined
+  /** A `tools/call` answered with a result that has `isError: true` (a tool error). */
+  isError?: boolean | undefined
+}
+
 /** Everything known about one incoming request, whatever its era. */
 export interface Call {
   readonly era: Era
@@ -71,4 +82,6 @@ export interface Call {
    * what is wrong. Required, so that no edge can forget the lookup.
    */
   readonly target: Target | undefined
+  /** Where the answer's outcome is noted for its trace; undefined when nothing traces. */
+  readonly outcome?: CallOutcome | undefined
 }

@@ -78,12 +78,14 @@ export async function callTool (server: ServerContext, call: Call): Promise<stri
       const round = finishRound(ctx.round, input, call, tool.name, call.params.arguments)
       if (round !== undefined) return resultJson(server, 'modern', round)
     }
+    if (result.isError === true && call.outcome !== undefined) call.outcome.isError = true
     return resultJson(server, call.era, result)
   } catch (err) {
     if (err instanceof ProtocolError) throw err // a missing capability (-32021), or a refusal by scope
     // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
     // (a BigInt, a cycle, a function), found while serialising it
     ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
+    if (call.outcome !== undefined) call.outcome.isError = true
     return resultJson(server, call.era, internalFailure(tool))
   }
 }

@@ -1,0 +1,379 @@
+/**
+ * Traces of MCP requests, one per message answered (a batch item is one too):
+ *
+ * - the `fastify-sake:request` diagnostics_channel TracingChannel (`REQUEST_CHANNEL`): `start`,
+ *   `end`, `asyncStart`, `asyncEnd` (and `error` for an unexpected failure) with one context
+ *   object, an `McpRequestTrace`, published only while the channel has subscribers;
+ * - an OpenTelemetry SERVER span per message when `@opentelemetry/api` can be imported (an optional
+ *   peer dependency, imported once at registration, never required): named and described as the
+ *   semantic conventions for MCP say (`mcp.method.name`, `gen_ai.tool.name`, `error.type`, ...),
+ *   its parent the trace context in `params._meta` (`traceparent`, `tracestate`) when the client
+ *   sent one, with a link to the HTTP request's span (@fastify/otel's), else that span.
+ *
+ * A POSTed message's trace spans the route's steps: it begins in `preValidation` (before the
+ * plugin's own checks, so that their refusals are in it), the handler runs inside its span, and it
+ * ends when the response closes (a stream: when it ended). A batch's items are traced one by one
+ * inside the handler. A message nobody traces costs one check (`Tracing.on`), and a call one more
+ * (`call.outcome`).
+ */
+import diagnostics from 'node:diagnostics_channel'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Era } from '../spec/eras.js'
+import { INTERNAL_ERROR, type RequestId } from '../spec/jsonrpc.js'
+import type { ProtocolError } from '../errors.js'
+import { isObject } from '../values.js'
+import type { Session } from '../state/session-store.js'
+import type { Registry } from '../define/registry.js'
+import type { Call, CallOutcome } from '../protocol/call.js'
+import { NAME_SOURCE } from './headers.js'
+import { requestInfo } from './request-info.js'
+/** The name of the TracingChannel: `diagnostics_channel.tracingChannel('fastify-sake:request')`. */
+export const REQUEST_CHANNEL = 'fastify-sake:request'
+
+/**
+ * The context object of one traced MCP message, the same object in every event of the channel.
+ * `protocolVersion` and `sessionId` of a 2025 message are filled in once its session is known (an
+ * `initialize` gets the session it opened); the outcome (`rpcError`, `isError`) by `asyncStart`,
+ * which comes once the answer is sent (a stream: once it ended). Node adds `error` for an
+ * unexpected failure (answered 500 + -32603 by the endpoint's error handler).
+ */
+export interface McpRequestTrace extends CallOutcome {
+  /** The JSON-RPC method (`tools/call`, `notifications/initialized`). */
+  readonly method: string
+  /** What `Mcp-Name` carries: the tool or prompt name, the resource URI; undefined for other methods. */
+  readonly name: string | undefined
+  /** `modern` (2026-07-28) or `legacy` (2025); undefined for a message of neither (answered 400). */
+  era: Era | undefined
+  protocolVersion: string | undefined
+  /** The JSON-RPC id; undefined for a notification. */
+  readonly id: RequestId | undefined
+  /** The 2025 session id; undefined in 2026-07-28. */
+  sessionId: string | undefined
+  readonly request: FastifyRequest
+  /** Set by Node: the handler's thrown error, with the `error` event. */
+  error?: unknown
+}
+
+const channel = diagnostics.tracingChannel<unknown, McpRequestTrace>(REQUEST_CHANNEL)
+
+const INTERNAL = { code: INTERNAL_ERROR, message: 'Internal error' }
+
+/** On a request of the POST route: its message's trace, while one is being taken (see `Tracing.begin`). */
+export const kTraced = Symbol('fastify-sake.traced')
+
+/** One message being traced: its context, whether the channel saw its start, and its span. */
+interface Traced {
+  readonly trace: McpRequestTrace
+  readonly published: boolean
+  readonly span: StartedSpan | undefined
+}
+
+type TracedRequest = FastifyRequest & { [kTraced]?: Traced | null }
+
+/** Whether a POST's message has a span, which its handler must run in. */
+export function hasSpan (request: FastifyRequest): boolean {
+  return (request as TracedRequest)[kTraced]?.span !== undefined
+}
+
+/** The trace of one message, as far as the message itself tells (its handler fills in the rest). */
+export function traceOf (request: FastifyRequest, method: string, params: Record<string, unknown> | undefined, id: RequestId | undefined, era: Era | undefined, protocolVersion: string | undefined, sessionId: string | undefined): McpRequestTrace {
+  const field = NAME_SOURCE[method]
+  const name = field === undefined ? undefined : params?.[field]
+  return { method, name: typeof name === 'string' ? name : undefined, era, protocolVersion, id, sessionId, request }
+}
+
+/** Where a traced POST notes its call's outcome (`call.outcome`); undefined when nothing traces it. */
+export function outcomeOf (request: FastifyRequest): CallOutcome | undefined {
+  return (request as TracedRequest)[kTraced]?.trace
+}
+
+/** A traced message of a session: its version and session are the session's (an `initialize`: the one it opened). */
+export function inSession (request: FastifyRequest, session: Session): void {
+  const trace = (request as TracedRequest)[kTraced]?.trace
+  if (trace === undefined) return
+  trace.protocolVersion = session.protocolVersion
+  trace.sessionId = session.id
+}
+
+/**
+ * Notes the JSON-RPC error a POST is answered with (the routes' error handler); `unexpected`: the
+ * failure behind a 500, which the channel's `error` event and the span's exception carry.
+ */
+export function answeredWith (request: FastifyRequest, error: ProtocolError, unexpected?: unknown): void {
+  const trace = (request as TracedRequest)[kTraced]?.trace
+  if (trace === undefined) return
+  trace.rpcError = { code: error.code, message: error.message }
+  if (unexpected !== undefined) trace.error = unexpected
+}
+
+/** Notes a JSON-RPC error answer on a traced call (a no-op when nothing traces it). */
+export function answeredWithError (call: Call, err: ProtocolError): void {
+  if (call.outcome !== undefined) call.outcome.rpcError = { code: err.code, message: err.message }
+}
+
+/** What one server traces: the channel unless `tracing: false`, and spans when OpenTelemetry is there. */
+export class Tracing {
+  constructor (private readonly enabled: boolean, private readonly registry: Registry, private readonly spans: Spans | undefined) {}
+
+  /** Whether a message is traced at all: the one check an untraced message pays. */
+  on (): boolean {
+    return this.spans?.on() === true || (this.enabled && channel.hasSubscribers)
+  }
+
+  /**
+   * Begins the trace of a POSTed message (the route's `preValidation`) and runs `check`, the
+   * route's own checks, inside it: the channel's stores (`bindStore`) then hold for the rest of the
+   * request, which `check` continues through Fastify's `done`. A batch or a client's response is
+   * not traced here (a batch's items are, by `run`). The trace ends when the response closes.
+   */
+  begin (request: FastifyRequest, reply: FastifyReply, check: () => void): void {
+    const info = requestInfo(request, this.registry)
+    // a response has no method; nor has a batch, whose items are traced one by one
+    if (info.method === undefined) {
+      check()
+      return
+    }
+    const body = request.body as { params?: unknown }
+    const params = isObject(body.params) ? body.params : undefined
+    const trace = traceOf(request, info.method, params, info.id, info.era, info.protocolVersion, info.sessionId)
+    const span = this.spans?.on() === true ? this.spans.start(trace, params) : undefined
+    const published = this.enabled && channel.hasSubscribers
+    const traced: Traced = { trace, published, span }
+    ;(request as TracedRequest)[kTraced] = traced
+    reply.raw.once('close', () => { this.end(traced) })
+    if (!published) {
+      check()
+      return
+    }
+    channel.start.runStores(trace, check)
+    channel.end.publish(trace)
+  }
+
+  /** Runs the POST route's handler inside its message's span, so that a tool's own spans are its children. */
+  async within<T> (request: FastifyRequest, handler: () => Promise<T>): Promise<T> {
+    return this.spans!.within((request as TracedRequest)[kTraced]!.span!, handler)
+  }
+
+  /** Runs `answer`, the whole handling of one message of a batch, traced as `trace`; `params` are the message's. */
+  async run<T> (trace: McpRequestTrace, params: Record<string, unknown> | undefined, answer: () => Promise<T>): Promise<T> {
+    const inner = async (): Promise<T> => {
+      try {
+        return await answer()
+      } catch (err) {
+        // what gets here is not a protocol error (those are answered where they happen): the
+        // endpoint's error handler answers it 500 + -32603
+        trace.rpcError ??= INTERNAL
+        throw err
+      }
+    }
+    const published = this.enabled && channel.hasSubscribers ? async () => channel.tracePromise(inner, trace) : inner
+    return this.spans?.on() === true ? this.spans.run(trace, params, published) : published()
+  }
+
+  /** The end of a POSTed message's trace: its response closed, the outcome known. */
+  private end (traced: Traced): void {
+    const { trace, span } = traced
+    if (span !== undefined) this.spans!.end(span, trace)
+    if (!traced.published) return
+    if (trace.error !== undefined) channel.error.publish(trace)
+    channel.asyncStart.publish(trace)
+    channel.asyncEnd.publish(trace)
+  }
+}
+
+/**
+ * The parts of `@opentelemetry/api` used here, typed locally: the package is an optional peer, so
+ * no type of ours may name it.
+ */
+export interface OtelApi {
+  readonly trace: {
+    getTracer (name: string): OtelTracer
+    getTracerProvider (): { getDelegate? (): unknown }
+    setSpan (context: OtelContext, span: OtelSpan): OtelContext
+    getSpanContext (context: OtelContext): OtelSpanContext | undefined
+  }
+  readonly context: {
+    active (): OtelContext
+    with<A extends unknown[], F extends (...args: A) => ReturnType<F>> (context: OtelContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>
+  }
+  readonly propagation: {
+    extract<Carrier> (context: OtelContext, carrier: Carrier, getter?: OtelGetter<Carrier>): OtelContext
+  }
+  readonly ProxyTracerProvider: new () => { getDelegate (): unknown }
+  readonly SpanKind: { readonly SERVER: number }
+  readonly SpanStatusCode: { readonly ERROR: number }
+}
+
+type OtelContext = object
+type Attributes = Record<string, string | number>
+interface OtelSpanContext { readonly traceId: string, readonly spanId: string }
+interface OtelGetter<Carrier> {
+  keys (carrier: Carrier): string[]
+  get (carrier: Carrier, key: string): undefined | string | string[]
+}
+interface OtelTracer {
+  startSpan (name: string, options: { kind: number, attributes: Attributes, links?: Array<{ context: OtelSpanContext }> }, context: OtelContext): OtelSpan
+}
+interface OtelSpan {
+  isRecording (): boolean
+  setAttribute (key: string, value: string | number): unknown
+  setStatus (status: { code: number, message?: string }): unknown
+  recordException (exception: Error | string): void
+  end (): void
+}
+
+/** A started span, and the context that makes it the active one. */
+interface StartedSpan { readonly span: OtelSpan, readonly context: OtelContext }
+
+/**
+ * The HTTP request's own span, as the ambient context: @fastify/otel's request span when it
+ * instruments the request (`request.opentelemetry()`, duck-typed: a span of its hooks is active
+ * in ours, not the request's), else whatever is active.
+ */
+function ambientOf (api: OtelApi, request: FastifyRequest): OtelContext {
+  const otel = (request as { opentelemetry?: () => { context?: unknown } }).opentelemetry?.()
+  return isObject(otel?.context) ? otel.context : api.context.active()
+}
+
+/** The tracer's (instrumentation scope's) name. */
+export const TRACER_NAME = 'fastify-sake'
+
+/** Reads `traceparent`, `tracestate` (and whatever the configured propagators read) from `params._meta`. */
+const META_GETTER: OtelGetter<Record<string, unknown>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key]
+    return typeof value === 'string' ? value : undefined
+  }
+}
+
+/** The resource methods whose `uri` is `mcp.resource.uri`. */
+const RESOURCE_METHODS = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe'])
+
+/** OpenTelemetry spans of one server: the tracer, looked up once at registration. */
+export class Spans {
+  private readonly tracer: OtelTracer
+  /** The api's no-op provider: what the global provider delegates to until an SDK registers one. */
+  private readonly noop: unknown
+
+  constructor (private readonly api: OtelApi, private readonly registry: Registry) {
+    this.tracer = api.trace.getTracer(TRACER_NAME)
+    this.noop = new api.ProxyTracerProvider().getDelegate()
+  }
+
+  /**
+   * Whether a tracer provider is registered (an SDK): without one every span would be a no-op, so
+   * the api being installed (often as someone else's dependency) costs a message nothing more.
+   */
+  on (): boolean {
+    return this.api.trace.getTracerProvider().getDelegate?.() !== this.noop
+  }
+
+  /**
+   * Starts the span of one message. Its parent: the client's span when `params._meta` carries its
+   * context (the HTTP request's span then linked), else the HTTP request's span.
+   */
+  start (trace: McpRequestTrace, params: Record<string, unknown> | undefined): StartedSpan {
+    const { api } = this
+    const ambient = ambientOf(api, trace.request)
+    let parent = ambient
+    let links: Array<{ context: OtelSpanContext }> | undefined
+    const meta = params?._meta
+    if (isObject(meta)) {
+      parent = api.propagation.extract(ambient, meta, META_GETTER)
+      const from = api.trace.getSpanContext(ambient)
+      const to = api.trace.getSpanContext(parent)
+      if (from !== undefined && (to?.spanId !== from.spanId || to.traceId !== from.traceId)) links = [{ context: from }]
+    }
+    const { name, attributes } = this.describe(trace, params)
+    const span = this.tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes, links }, parent)
+    return { span, context: api.trace.setSpan(parent, span) }
+  }
+
+  /** Runs `fn` with the span as the active one. */
+  async within<T> (started: StartedSpan, fn: () => Promise<T>): Promise<T> {
+    return this.api.context.with(started.context, fn)
+  }
+
+  /** Ends the span with what handling the message learned; `trace.error`, an unexpected failure, is recorded. */
+  end (started: StartedSpan, trace: McpRequestTrace): void {
+    const { span } = started
+    if (trace.error !== undefined) span.recordException(trace.error as Error)
+    if (span.isRecording()) this.finish(span, trace)
+    span.end()
+  }
+
+  /** One message of a batch, traced around `answer`. */
+  async run<T> (trace: McpRequestTrace, params: Record<string, unknown> | undefined, answer: () => Promise<T>): Promise<T> {
+    const started = this.start(trace, params)
+    let answered: T
+    try {
+      answered = await this.within(started, answer)
+    } catch (err) {
+      trace.error = err
+      this.end(started, trace)
+      throw err
+    }
+    this.end(started, trace)
+    return answered
+  }
+
+  /** The span's name and the attributes the message itself gives (known before it is handled). */
+  private describe (trace: McpRequestTrace, params: Record<string, unknown> | undefined): { name: string, attributes: Attributes } {
+    const { method, request } = trace
+    const attributes: Attributes = {
+      'mcp.method.name': method,
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'network.protocol.version': request.raw.httpVersion === '2.0' ? '2' : request.raw.httpVersion
+    }
+    if (trace.id !== undefined) attributes['jsonrpc.request.id'] = String(trace.id)
+    attributes['client.address'] = request.ip
+    const port = request.socket.remotePort
+    if (port !== undefined && request.ip === request.socket.remoteAddress) attributes['client.port'] = port
+    // the target in the name only when it is one of ours: a name a client made up is not low-cardinality
+    let target: string | undefined
+    if (method === 'tools/call') {
+      attributes['gen_ai.operation.name'] = 'execute_tool'
+      if (typeof params?.name === 'string') {
+        attributes['gen_ai.tool.name'] = params.name
+        if (this.registry.tools.has(params.name)) target = params.name
+      }
+    } else if (method === 'prompts/get' || method === 'completion/complete') {
+      const ref = method === 'prompts/get' ? params : params?.ref
+      if (isObject(ref) && typeof ref.name === 'string' && (method === 'prompts/get' || ref.type === 'ref/prompt')) {
+        attributes['gen_ai.prompt.name'] = ref.name
+        if (this.registry.prompts.has(ref.name)) target = ref.name
+      }
+    } else if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string') {
+      attributes['mcp.resource.uri'] = params.uri // never in the name: a URI is not low-cardinality
+    }
+    return { name: target === undefined ? method : `${method} ${target}`, attributes }
+  }
+
+  /** What handling the message learned: the session, the version, and whether it failed. */
+  private finish (span: OtelSpan, trace: McpRequestTrace): void {
+    const { api } = this
+    if (trace.protocolVersion !== undefined) span.setAttribute('mcp.protocol.version', trace.protocolVersion)
+    if (trace.sessionId !== undefined) span.setAttribute('mcp.session.id', trace.sessionId)
+    if (trace.rpcError !== undefined) {
+      const code = String(trace.rpcError.code)
+      span.setAttribute('error.type', code)
+      span.setAttribute('rpc.response.status_code', code)
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: trace.rpcError.message })
+    } else if (trace.isError === true) {
+      span.setAttribute('error.type', 'tool_error')
+      span.setStatus({ code: api.SpanStatusCode.ERROR })
+    }
+  }
+}
+
+/** Imports `@opentelemetry/api`, an optional peer: undefined when it is not installed (or fails to load). */
+export async function openTelemetry (load: () => Promise<unknown> = async () => import('@opentelemetry/api')): Promise<OtelApi | undefined> {
+  try {
+    const api = await load() as OtelApi
+    return typeof api?.trace?.getTracer === 'function' ? api : undefined
+  } catch {
+    return undefined
+  }
+}
