@@ -28,16 +28,43 @@ export function bearerToken (header: string | undefined): string | null | undefi
 const unavailable = new ProtocolError(INTERNAL_ERROR, 'Service Unavailable: access tokens cannot be checked right now; try again later', 503)
 const internal = new ProtocolError(INTERNAL_ERROR, 'Internal error', 500)
 
-/** Runs the user's hook, async or callback style, as Fastify would. */
-async function runHook (hook: AuthenticateHook, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (hook.length >= 3) {
-    await new Promise<void>((resolve, reject) => {
-      hook.call(request.server, request, reply, (err) => { err === undefined || err === null ? resolve() : reject(err) })
-    })
-  } else {
-    // an async hook takes no callback (Fastify would refuse one that asks for both)
-    await (hook as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown).call(request.server, request, reply)
+/**
+ * Runs the user's hook, async or callback style, as Fastify would. True when it answered the
+ * request itself (`reply.send`, or `reply.hijack`). A `reply.send(err)` (@fastify/jwt's recipe)
+ * goes through the error handler and the onError and onSend hooks, which may be async:
+ * `reply.sent` can still be false when the hook returns, so the call itself is noted. Otherwise we
+ * would go on and answer a second time (with an async onError hook, Fastify throws: the process dies).
+ */
+async function runHook (hook: AuthenticateHook, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  let answered = false
+  const send = reply.send
+  reply.send = function (this: FastifyReply, payload?: unknown) {
+    answered = true
+    return send.call(this, payload)
   }
+  try {
+    if (hook.length >= 3) {
+      await new Promise<void>((resolve, reject) => {
+        hook.call(request.server, request, reply, (err) => { err === undefined || err === null ? resolve() : reject(err) })
+      })
+    } else {
+      // an async hook takes no callback (Fastify would refuse one that asks for both)
+      await (hook as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown).call(request.server, request, reply)
+    }
+  } finally {
+    reply.send = send
+  }
+  return answered || reply.sent
+}
+
+/**
+ * No usable token: the challenge names the scopes of the tool the headers say is called (a hint
+ * only: the body decides). Also for an authenticate hook's own 401 without a token (http/routes.ts).
+ */
+export function missingFor (metadataUrl: string, registry: Registry, request: FastifyRequest): ProtocolError {
+  const method = request.headers['mcp-method']
+  const name = request.headers['mcp-name']
+  return missingToken(metadataUrl, typeof method === 'string' && typeof name === 'string' ? scopesNamed(registry, method, name) : undefined)
 }
 
 export function authHook (auth: ResolvedAuth, registry: Registry): onRequestHookHandler {
@@ -45,12 +72,7 @@ export function authHook (auth: ResolvedAuth, registry: Registry): onRequestHook
   const jwt = auth.jwks === undefined ? undefined : jwksVerifier(auth.jwks)
   const verify = auth.verify
 
-  /** No usable token: the challenge names the scopes of the tool the headers say is called (a hint only: the body decides). */
-  const missing = (request: FastifyRequest): ProtocolError => {
-    const method = request.headers['mcp-method']
-    const name = request.headers['mcp-name']
-    return missingToken(metadataUrl, typeof method === 'string' && typeof name === 'string' ? scopesNamed(registry, method, name) : undefined)
-  }
+  const missing = (request: FastifyRequest): ProtocolError => missingFor(metadataUrl, registry, request)
 
   const refuse = (request: FastifyRequest, err: unknown): ProtocolError => {
     if (err instanceof VerifierUnavailable) {
@@ -71,9 +93,9 @@ export function authHook (auth: ResolvedAuth, registry: Registry): onRequestHook
     return async function authenticate (request, reply) {
       const sent = bearerToken(request.headers.authorization)
       try {
-        await runHook(hook, request, reply)
-        // the hook answered the request itself (its own 401): that answer stands
-        if (reply.sent) return reply
+        // the hook answered the request itself (its own 401): that answer stands; returning the
+        // reply (a thenable, settled once the answer is sent) holds Fastify until it is written
+        if (await runHook(hook, request, reply)) return reply
         const found = caller(request)
         if (found === undefined || found === null) throw new TokenRefused('the authenticate hook left no caller on the request')
         request.mcpAuth = toAuthInfo(found)

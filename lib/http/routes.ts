@@ -8,8 +8,8 @@ import { STATUS_CODES } from 'node:http'
 import sjson from 'secure-json-parse'
 import { ProtocolError } from '../errors.js'
 import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../spec/jsonrpc.js'
-import { invalidToken, missingToken } from '../auth/challenge.js'
-import { authHook, bearerToken } from '../auth/hook.js'
+import { invalidToken } from '../auth/challenge.js'
+import { authHook, bearerToken, missingFor } from '../auth/hook.js'
 import { emptyBody, sessionNotFound, type Endpoint } from './endpoint.js'
 import { headerValue } from './headers.js'
 import { originGuard, type OriginPolicy } from './origin.js'
@@ -53,7 +53,7 @@ function fromFastify (error: FastifyError, request: FastifyRequest, options: Rou
   // do): the client still needs the challenge that tells it where to get a token
   if (auth !== undefined && error.statusCode === 401) {
     request.log.info({ reason: error.message }, 'fastify-sake: access token refused by the authenticate hook')
-    return bearerToken(request.headers.authorization) === undefined ? missingToken(auth.metadataUrl, undefined) : invalidToken(auth.metadataUrl)
+    return bearerToken(request.headers.authorization) === undefined ? missingFor(auth.metadataUrl, options.endpoint.server.registry, request) : invalidToken(auth.metadataUrl)
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

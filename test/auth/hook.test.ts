@@ -4,7 +4,7 @@
 import t from 'tap'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { jwtVerify } from 'jose'
-import { build } from '../helpers/app.js'
+import { build, sleep } from '../helpers/app.js'
 import { modernRequest, rpc } from '../helpers/requests.js'
 import { METADATA_URL, RESOURCE, SCOPES, bearer, startIssuer } from '../helpers/tokens.js'
 import { captureLog } from '../helpers/logs.js'
@@ -109,4 +109,51 @@ t.test('authenticate without a caller: request.user without sub is refused', asy
   t.equal(res.statusCode, 401)
   const none = await build({ auth: { ...base, authenticate: async () => {} } })
   t.equal((await none.inject(modernRequest('tools/list', {}, bearer('x')))).statusCode, 401, 'no request.user at all')
+})
+
+t.test('authenticate: a hook that sends its own 401 error, in a host with async onError and onSend hooks', async (t) => {
+  // regression: reply.send(err) was not written yet when the hook returned (the host's hooks take
+  // a moment), so ours went on and answered again: with the onError hook still running, Fastify
+  // threw FST_ERR_SEND_INSIDE_ONERR (the process died); and the no-token challenge lacked the scope hint
+  const { logger, lines } = captureLog({ level: 'warn' })
+  const app = await build({
+    scopes: SCOPES,
+    auth: {
+      ...base,
+      authenticate: async (request, reply) => {
+        if (request.headers.authorization === 'Bearer good') {
+          (request as unknown as { user: unknown }).user = { sub: 'gus', scope: 'issues:read' }
+          return
+        }
+        const err = request.headers.authorization === undefined
+          ? Object.assign(new Error('No Authorization was found in request.headers'), { statusCode: 401 })
+          : Object.assign(new Error('Authorization token is invalid'), { statusCode: 401 })
+        reply.send(err)
+      }
+    }
+  }, { logger })
+  let errors = 0
+  app.addHook('onError', async () => {
+    await sleep(2)
+    errors++
+  })
+  app.addHook('onSend', async (_request, _reply, payload) => {
+    await sleep(2)
+    return payload
+  })
+  let runs = 0
+  app.registerTool({ name: 'me', scope: 'issues:read', execute: (_args, ctx) => { runs++; return ctx.auth!.subject } })
+  const call = (headers: Record<string, string> = {}) => app.inject(modernRequest('tools/call', { name: 'me', arguments: {} }, headers))
+
+  t.equal(rpc(await call(bearer('good'))).result.content[0].text, 'gus')
+  const none = await call()
+  t.equal(none.statusCode, 401)
+  t.equal(none.headers['www-authenticate'], `Bearer resource_metadata="${METADATA_URL}", scope="issues:read"`, 'the scope hint, as when a hook throws')
+  const bad = await call(bearer('bad'))
+  t.equal(bad.statusCode, 401)
+  t.match(bad.headers['www-authenticate'], /^Bearer error="invalid_token", /)
+  t.equal(rpc(bad).error?.message, 'Unauthorized: the access token is invalid, expired or not issued for this server')
+  t.equal(runs, 1, 'the tool ran for the good token only')
+  t.equal(errors, 2, 'the host\'s onError hook saw each refusal once')
+  t.same(lines.filter((line) => line.reqId !== undefined).map((line) => line.msg), [], 'each refusal answered once: no "Reply was already sent"')
 })
