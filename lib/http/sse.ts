@@ -18,6 +18,8 @@ export class SseConnection {
   private timer: NodeJS.Timeout | undefined
   private ended = false
   private wrote = false
+  /** True from the constructor's `cork()` until its one `uncork()` (on `setImmediate`, or in `end`). */
+  private corked = false
   private readonly closeListeners: Array<() => void> = []
 
   constructor (reply: FastifyReply, options: SseOptions) {
@@ -34,8 +36,9 @@ export class SseConnection {
     // Hold the headers and whatever this turn of the event loop writes (progress, the answer of a
     // quick call, the end) and send them as one write; a slower call gets its headers right after.
     raw.cork()
+    this.corked = true
     setImmediate(() => {
-      raw.uncork()
+      this.uncork()
       if (!this.wrote && !this.ended && !raw.destroyed) raw.flushHeaders()
     })
     raw.once('close', () => this.stop())
@@ -86,11 +89,29 @@ export class SseConnection {
     for (const listener of this.closeListeners.splice(0)) listener()
   }
 
+  private uncork (): void {
+    if (!this.corked) return
+    this.corked = false
+    this.reply.raw.uncork()
+  }
+
   /** Ends the connection; safe to call twice. */
   end (): void {
     if (this.ended) return
     this.stop()
-    if (!this.reply.raw.destroyed) this.reply.raw.end()
+    const raw = this.reply.raw
+    if (raw.destroyed) return
+    // Never end a corked response. Since Node 21 (nodejs/node#50167) chunks written to a corked
+    // response wait in a buffer of its own, and `end()` writes the terminating chunk (`0\r\n\r\n`)
+    // before it flushes that buffer: a call answered within its first turn would reach the client
+    // as its first event, then the end of the body, then the rest as bytes after the response (the
+    // client never sees the answer). Uncorked first, they leave in order; the socket is corked
+    // around it so that headers, events and the end still go out as one write (`end()` uncorks it).
+    if (this.corked) {
+      raw.socket?.cork()
+      this.uncork()
+    }
+    raw.end()
   }
 }
 

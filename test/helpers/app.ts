@@ -1,5 +1,6 @@
 // The app under test and its life: build it, listen on a real port, check refused registrations, and wait (sleep, until, deferred).
-import { createServer } from 'node:net'
+import type { IncomingMessage } from 'node:http'
+import { createServer, type Socket } from 'node:net'
 import type { Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import sake, { type SakeOptions } from '../../lib/index.js'
@@ -22,13 +23,42 @@ export interface ListenOptions {
 
 /**
  * Listens on a real port and returns the endpoint URL (`http://host:port/mcp`; an IPv6 host in
- * brackets). The app closes when `t` ends unless `teardown: false`.
+ * brackets). The app closes when `t` ends unless `teardown: false` (`closeListening`).
  */
 export async function listen (t: Test, app: FastifyInstance, options: ListenOptions = {}): Promise<string> {
   const { host = '127.0.0.1', port = 0, teardown = true } = options
+  const close = closeListening(app)
   await app.listen({ host, port })
-  if (teardown) t.teardown(() => app.close())
+  if (teardown) t.teardown(close)
   return `http://${host.includes(':') ? `[${host}]` : host}:${portOf(app)}/mcp`
+}
+
+/**
+ * Returns a function that closes `app` (call it before `app.listen`) and, as it does, destroys
+ * the sockets that never sent a request: the graceful close of everything else is left to Fastify.
+ *
+ * Aborting a fetch whose response is still streaming (the v2 client closing a
+ * subscriptions/listen, or a call stream) makes undici re-queue the aborted request, open a
+ * fresh connection for it and then drop it: a socket that never sends anything
+ * (nodejs/undici#5845; Node 22's undici 6.29.1 does it, Node 20's 6.24.1 does not). Node's
+ * `server.close()` does not count a socket with no request as idle (nodejs/node#63452), so
+ * `app.close()` waited ~70 s for that one (until Node's own headers-timeout sweep; tap gives a file 30 s).
+ */
+export function closeListening (app: FastifyInstance): () => Promise<void> {
+  const unused = new Set<Socket>()
+  let closing = false
+  app.server.on('connection', (socket: Socket) => {
+    if (closing) return socket.destroy()
+    unused.add(socket)
+    socket.once('close', () => unused.delete(socket))
+  })
+  app.server.on('request', (request: IncomingMessage) => unused.delete(request.socket))
+  return async () => {
+    closing = true
+    const closed = app.close()
+    for (const socket of unused) socket.destroy()
+    await closed
+  }
 }
 
 /** The port a listening app is bound to. */

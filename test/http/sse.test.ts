@@ -1,7 +1,11 @@
-// SseConnection on its own, over a stand-in reply: the edges a real socket rarely shows.
+// SseConnection on its own, over a stand-in reply (the edges a real socket rarely shows), and the framing of its writes on a real socket.
 import t from 'tap'
 import { EventEmitter } from 'node:events'
+import { connect } from 'node:net'
 import { SseConnection, acceptsEventStream } from '../../lib/http/sse.js'
+import { build, listen } from '../helpers/app.js'
+import { MODERN, modernMeta } from '../helpers/requests.js'
+import { sseMessages } from '../helpers/sse.js'
 
 function fakeReply (): { reply: any, raw: any, written: string[] } {
   const written: string[] = []
@@ -80,4 +84,76 @@ t.test('headers and the first turn\'s events go out as one write; a silent strea
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(gone.raw.flushed, false, 'a socket already gone is not written to')
   lost.end()
+})
+
+t.test('a stream ended in its first turn is uncorked before it ends, under a socket cork (one write); uncorked once', async (t) => {
+  const { reply, raw, written } = fakeReply()
+  const calls: string[] = []
+  raw.socket = { cork () { calls.push('socket.cork') } }
+  const cork = raw.cork
+  const uncork = raw.uncork
+  raw.cork = () => { calls.push('cork'); cork() }
+  raw.uncork = () => { calls.push('uncork'); uncork() }
+  raw.end = () => { calls.push(`end (corked ${raw.corked})`); raw.ended = true }
+  const conn = new SseConnection(reply, { keepAlive: 0 })
+  conn.send('{}')
+  conn.end()
+  t.same(calls, ['cork', 'socket.cork', 'uncork', 'end (corked 0)'], 'a corked response is never ended')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(raw.corked, 0, 'the first turn\'s uncork does not run a second time')
+  t.same(written, ['data: {}\n\n'])
+})
+
+/** Splits a chunked HTTP/1.1 body into its chunks; throws on bad framing, and on bytes after the last chunk. */
+function dechunk (body: string): string[] {
+  const chunks: string[] = []
+  for (let at = 0; ;) {
+    const eol = body.indexOf('\r\n', at)
+    if (eol < 0) throw new Error(`no chunk size at ${at}`)
+    const size = parseInt(body.slice(at, eol), 16)
+    if (size === 0) {
+      if (body.slice(eol) !== '\r\n\r\n') throw new Error(`bytes after the last chunk: ${JSON.stringify(body.slice(eol + 4))}`)
+      return chunks
+    }
+    chunks.push(body.slice(eol + 2, eol + 2 + size))
+    at = eol + 2 + size
+    if (body.slice(at, at + 2) !== '\r\n') throw new Error(`no CRLF after the chunk at ${at}`)
+    at += 2
+  }
+}
+
+t.test('over a real socket, a call answered within its first turn arrives whole: every event before the last chunk', async (t) => {
+  // Node >= 21 (nodejs/node#50167) wrote the last chunk of a response ended while corked before the
+  // chunks it was holding: the client saw the first event, the end of the body, then stray bytes
+  const app = await build({ keepAlive: 0 })
+  app.registerTool({
+    name: 'quick',
+    execute (_args, ctx) {
+      ctx.notify('info', 'started')
+      ctx.progress(1, 2)
+      ctx.progress(2, 2)
+      return 'done'
+    }
+  })
+  const url = new URL(await listen(t, app))
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'quick', arguments: {}, _meta: modernMeta({ 'io.modelcontextprotocol/logLevel': 'info', progressToken: 't' }) } })
+  const response = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.end([
+        'POST /mcp HTTP/1.1', `Host: ${url.host}`, 'Connection: close', 'Content-Type: application/json',
+        'Accept: application/json, text/event-stream', `Mcp-Protocol-Version: ${MODERN}`, 'Mcp-Method: tools/call', 'Mcp-Name: quick',
+        `Content-Length: ${Buffer.byteLength(body)}`, '', body
+      ].join('\r\n'))
+    })
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => { text += chunk })
+    socket.on('end', () => resolve(text))
+    socket.on('error', reject)
+  })
+  const [head, ...rest] = response.split('\r\n\r\n')
+  t.match(head, /\r\ntransfer-encoding: chunked/i)
+  const events = sseMessages(dechunk(rest.join('\r\n\r\n')).join(''))
+  t.same(events.map((m: any) => m.method ?? 'answer'), ['notifications/message', 'notifications/progress', 'notifications/progress', 'answer'])
+  t.same(events[3].result.content, [{ type: 'text', text: 'done' }])
 })
