@@ -7,6 +7,7 @@ import type { AuthInfo, ServerInfo } from './spec/types.js'
 import type { ListName } from './state/bus.js'
 import type { ScopeInfo } from './auth/scopes.js'
 import type { McpRequestInfo } from './http/request-info.js'
+import type { McpRouteConfig } from './http/route-tools.js'
 import type {
   ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition
 } from './define/tool.js'
@@ -74,6 +75,22 @@ declare module 'fastify' {
     registerPrompt: RegisterPrompt
     /** The MCP server registered in this context. */
     mcp: McpView
+  }
+  interface FastifySchema {
+    /** The tool name of a route with `config: { mcp: true }` (as @fastify/swagger reads it too). */
+    operationId?: string
+    /** A route tool's description when neither `config.mcp.description` nor `description` gives one. */
+    summary?: string
+    /** A route tool's description unless `config.mcp.description` gives one. */
+    description?: string
+  }
+  interface FastifyContextConfig {
+    /**
+     * Offers this route to MCP clients as a tool (fastify-sake): `true` names it by
+     * `schema.operationId`; an object sets its name, scope, annotations… Routes without it are
+     * never exposed. The plugin must be registered before the route is declared.
+     */
+    mcp?: McpRouteConfig | boolean
   }
   interface FastifyRequest {
     /**

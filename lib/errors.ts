@@ -87,6 +87,17 @@ export class SakeRegisterAfterReadyError extends SakeError {
   }
 }
 
+/**
+ * A route's `config.mcp` cannot make it a tool (`SAKE_ERR_INVALID_ROUTE_TOOL`): its schema is one
+ * MCP cannot express (a body that is not an object, multipart, required headers), a name comes
+ * from two parts of the request, or `config.mcp` itself is wrong. The message names the route.
+ */
+export class SakeRouteToolError extends SakeError {
+  constructor (message: string) {
+    super('SAKE_ERR_INVALID_ROUTE_TOOL', message)
+  }
+}
+
 /** The codes above, for `setErrorHandler` switches and the docs-parity test. */
 export const errorCodes = Object.freeze([
   'SAKE_ERR_INVALID_OPTION',
@@ -97,7 +108,8 @@ export const errorCodes = Object.freeze([
   'SAKE_ERR_INVALID_PROMPT',
   'SAKE_ERR_DUPLICATE_RESOURCE',
   'SAKE_ERR_DUPLICATE_PROMPT',
-  'SAKE_ERR_REGISTER_AFTER_READY'
+  'SAKE_ERR_REGISTER_AFTER_READY',
+  'SAKE_ERR_INVALID_ROUTE_TOOL'
 ] as const)
 
 /**

@@ -22,6 +22,7 @@ import { underPrefix } from './auth/options.js'
 import { Cancellations } from './http/cancellation.js'
 import { requestInfo } from './http/request-info.js'
 import { kMcpRoute, routes } from './http/routes.js'
+import { collectRouteTools, routeToolInfo } from './http/route-tools.js'
 import { Streams } from './http/streams.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { mcpView } from './mcp-view.js'
@@ -80,10 +81,13 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   app.decorateRequest('mcp', {
     getter (this: FastifyRequest) {
       const served = (this.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[kMcpRoute]
-      return served === registry ? requestInfo(this, registry) : null
+      // elsewhere: a host route exposed as a tool gets the tools/call that runs it, any other null
+      return served === registry ? requestInfo(this, registry) : routeToolInfo(this)
     }
   })
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
+  // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools.ts)
+  collectRouteTools(app, { registry, ownRoutes: kMcpRoute })
 
   app.addHook('onReady', async () => {
     registry.seal()
@@ -124,6 +128,7 @@ export type { LogLevel } from './spec/log-levels.js'
 export type { RegisterTool, RegisterResource, RegisterPrompt, McpView, ToolInfo, ListedInfo } from './api.js'
 export type { McpRequestInfo } from './http/request-info.js'
 export type { McpRouteOptions } from './http/route-options.js'
+export type { McpRouteConfig } from './http/route-tools.js'
 export { REQUEST_CHANNEL, type McpRequestTrace } from './http/tracing.js'
 export type {
   InputContext, Elicit, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,
@@ -144,7 +149,7 @@ export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
-  AuthorizationError, InsufficientScopeError, RequestStateError
+  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError
 } from './errors.js'
 export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
 export type { SakeOptions, SessionOptions, EventOptions, RequestStateOptions } from './options.js'
