@@ -403,3 +403,44 @@ expectType<number>()(refusal.status)
   // @ts-expect-error tracing is a boolean
   await app.register(sake, { name: 'x', version: '1', tracing: 'off' })
 }
+
+// ---- routes as tools: config.mcp on a route (FastifyContextConfig), schema.operationId (issue 12)
+{
+  const { SakeRouteToolError } = await import('fastify-sake')
+  expectType<string>()(new SakeRouteToolError('x').code)
+  app.get('/users/:id', { schema: { operationId: 'get_user', summary: 'One user' }, config: { mcp: true } }, async () => ({}))
+  app.post('/users', {
+    config: {
+      mcp: {
+        name: 'create_user',
+        scope: 'users:write',
+        authentication: { acr: ['mfa'] },
+        annotations: { idempotent: false },
+        rename: { 'querystring.id': 'query_id' },
+        header: { region: 'Region' },
+        meta: { x: 1 },
+        config: { cost: 2 }
+      }
+    }
+  }, async () => ({}))
+  app.get('/plain', { config: { mcp: false } }, async () => ({}))
+  // a route's config literal is inferred by Fastify's generic (ContextConfig), which accepts extra
+  // keys; a config typed as FastifyContextConfig is checked against the augmentation
+  const good: import('fastify').FastifyContextConfig = { mcp: { name: 'x', scope: ['a', 'b'] } }
+  void good
+  // @ts-expect-error config.mcp is true, false or an McpRouteConfig
+  const notString: import('fastify').FastifyContextConfig = { mcp: 'yes' }
+  // @ts-expect-error an unknown option of config.mcp
+  const typo: import('fastify').FastifyContextConfig = { mcp: { nme: 'x' } }
+  void notString
+  void typo
+  // @ts-expect-error a scope is a string or an array of them
+  app.get('/bad', { config: { mcp: { name: 'x', scope: 1 } } }, async () => ({}))
+  // @ts-expect-error rename maps 'part.field' to an argument name (a string)
+  app.get('/bad', { config: { mcp: { name: 'x', rename: { 'body.a': 1 } } } }, async () => ({}))
+  app.get('/read', async (request) => {
+    const config: import('fastify-sake').McpRouteConfig | boolean | undefined = request.routeOptions.config.mcp
+    expectType<'tools/call' | string | undefined>()(request.mcp?.method)
+    return config
+  })
+}
