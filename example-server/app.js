@@ -65,6 +65,43 @@ export const greet = defineTool({
   }
 })
 
+const Note = Type.Object({ id: Type.Integer(), text: Type.String(), tags: Type.Array(Type.String()) })
+
+/**
+ * Two REST routes of the service, for HTTP clients as ever, and offered to MCP clients as tools by
+ * their `config.mcp` (declared after the plugin is registered, so its onRoute hook sees them): the
+ * tool's arguments are the route's params + querystring (GET) or body (POST), its output schema the
+ * 2xx response schema, and a call runs the route itself. With AUTH=1, create_note needs notes:write.
+ */
+function notesRoutes (app, { scope }) {
+  const notes = new Map([[1, { id: 1, text: 'Try the route tools', tags: ['mcp'] }]])
+  app.get('/notes/:id', {
+    schema: {
+      summary: 'Reads a note',
+      params: Type.Object({ id: Type.Integer({ minimum: 1, description: 'The note id' }) }),
+      querystring: Type.Object({ upper: Type.Optional(Type.Boolean({ description: 'Return the text upper-cased' })) }),
+      response: { 200: Note }
+    },
+    config: { mcp: { name: 'get_note' } }
+  }, async (request, reply) => {
+    const note = notes.get(request.params.id)
+    if (note === undefined) return reply.code(404).send({ message: `No note ${request.params.id}` })
+    return request.query.upper === true ? { ...note, text: note.text.toUpperCase() } : note
+  })
+  app.post('/notes', {
+    schema: {
+      summary: 'Adds a note',
+      body: Type.Object({ text: Type.String({ minLength: 1 }), tags: Type.Optional(Type.Array(Type.String())) }),
+      response: { 201: Note }
+    },
+    config: { mcp: { name: 'create_note', annotations: { openWorld: false }, ...(scope === undefined ? {} : { scope }) } }
+  }, async (request, reply) => {
+    const note = { id: notes.size + 1, text: request.body.text, tags: request.body.tags ?? [] }
+    notes.set(note.id, note)
+    return reply.code(201).send(note)
+  })
+}
+
 /**
  * `options.conformance` (or CONFORMANCE=1 in the environment) adds the fixtures of the official
  * conformance suite from conformance.js: `npm run conformance` starts the server that way.
@@ -83,6 +120,7 @@ export async function build (options = {}) {
     ...auth?.options
   })
   if (auth !== undefined) await auth.install(app)
+  notesRoutes(app, { scope: auth === undefined ? undefined : 'notes:write' })
   if (options.conformance ?? process.env.CONFORMANCE === '1') registerConformance(app)
   return app
 }

@@ -61,7 +61,7 @@ export async function exampleAuth (baseUrl) {
   const { publicKey, privateKey } = await generateKeyPair('ES256')
   const jwk = { ...await exportJWK(publicKey), kid: 'example-key', alg: 'ES256', use: 'sig' }
   const resource = `${baseUrl}/mcp`
-  const sign = (claims = {}) => new SignJWT({ scope: 'issues:read issues:write', acr: 'mfa', auth_time: Math.floor(Date.now() / 1000), ...claims })
+  const sign = (claims = {}) => new SignJWT({ scope: 'issues:read issues:write notes:write', acr: 'mfa', auth_time: Math.floor(Date.now() / 1000), ...claims })
     .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
     .setIssuer(baseUrl)
     .setAudience(resource)
@@ -71,7 +71,7 @@ export async function exampleAuth (baseUrl) {
     .sign(privateKey)
   return {
     options: {
-      scopes: { 'issues:read': 'Read issues', 'issues:write': 'Open, close and delete your issues', 'issues:admin': "Close other people's issues" },
+      scopes: { 'issues:read': 'Read issues', 'issues:write': 'Open, close and delete your issues', 'issues:admin': "Close other people's issues", 'notes:write': 'Add notes (the create_note route tool)' },
       auth: {
         resource,
         authorizationServers: [baseUrl],
@@ -83,7 +83,7 @@ export async function exampleAuth (baseUrl) {
     /** Serves the JWKS and prints a sample token with both scopes. */
     async install (app) {
       app.get('/.well-known/jwks.json', async () => ({ keys: [jwk] }))
-      app.log.info(`Sample token (issues:read issues:write, acr mfa, valid 1 hour): ${await sign()}`)
+      app.log.info(`Sample token (issues:read issues:write notes:write, acr mfa, valid 1 hour): ${await sign()}`)
     },
     sign
   }

@@ -7,7 +7,7 @@ let server: Running
 let token: string
 t.before(async () => {
   server = await startExample({ AUTH: '1' })
-  token = /Sample token \(issues:read issues:write, acr mfa, valid 1 hour\): ([\w.-]+)/.exec(server.output)![1]
+  token = /Sample token \(issues:read issues:write notes:write, acr mfa, valid 1 hour\): ([\w.-]+)/.exec(server.output)![1]
 })
 t.teardown(async () => server.stop())
 
@@ -21,7 +21,7 @@ t.test('without a token: 401 naming the metadata, which lists scopes_supported',
     resource: server.url.href,
     authorization_servers: [server.url.origin],
     bearer_methods_supported: ['header'],
-    scopes_supported: ['issues:read', 'issues:write', 'issues:admin'],
+    scopes_supported: ['issues:read', 'issues:write', 'issues:admin', 'notes:write'],
     resource_name: 'fastify-sake example issues'
   })
   const jwks = await (await fetch(`${server.url.origin}/.well-known/jwks.json`)).json() as { keys: Array<Record<string, unknown>> }
@@ -32,11 +32,13 @@ t.test('without a token: 401 naming the metadata, which lists scopes_supported',
 t.test('2026-07-28 client with the sample token: scoped tools, step-up passes, the admin scope is asked for', async (t) => {
   const { client } = await modernClient(t, server.url, { name: 'modern', version: '1' }, { transport: { authProvider: { token: async () => token } } })
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'create_issue', 'delete_issue', 'echo', 'greet', 'list_issues'])
+  t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'create_issue', 'create_note', 'delete_issue', 'echo', 'get_note', 'greet', 'list_issues'])
   const created = await client.callTool({ name: 'create_issue', arguments: { title: 'From the test' } })
   t.match(created.structuredContent, { title: 'From the test', owner: 'example-user', open: true })
   const deleted = await client.callTool({ name: 'delete_issue', arguments: { id: (created.structuredContent as { id: number }).id } })
   t.match(deleted.content, [{ type: 'text', text: /^Deleted issue \d+$/ }], 'a recent mfa sign-in: the step-up passes')
+  const note = await client.callTool({ name: 'create_note', arguments: { text: 'scoped' } })
+  t.match(note.structuredContent, { text: 'scoped' }, 'the route tool create_note, with notes:write')
 })
 
 t.test('2025 SDK client with the sample token', async (t) => {

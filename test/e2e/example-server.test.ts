@@ -18,7 +18,7 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
   t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo', 'greet'])
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'create_note', 'echo', 'get_note', 'greet'])
   const add = tools.find((tool) => tool.name === 'add')!
   t.equal((add.inputSchema.properties as any).precision['x-mcp-header'], 'Precision', 'the header annotation reaches the client')
 
@@ -41,6 +41,19 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
 
   const greeted = await client.callTool({ name: 'greet', arguments: {} })
   t.same(greeted.content, [{ type: 'text', text: 'Hello, Modern!' }], 'asked for a name through an input_required round trip')
+
+  // the REST routes offered as tools (config.mcp): the route runs, its JSON is the structured result
+  const getNote = tools.find((tool) => tool.name === 'get_note')!
+  t.same(Object.keys(getNote.inputSchema.properties ?? {}), ['id', 'upper'], "the route's params and querystring")
+  t.equal(getNote.description, 'Reads a note')
+  const note = await client.callTool({ name: 'get_note', arguments: { id: 1, upper: true } })
+  t.same(note.structuredContent, { id: 1, text: 'TRY THE ROUTE TOOLS', tags: ['mcp'] })
+  const created = await client.callTool({ name: 'create_note', arguments: { text: 'from MCP' } })
+  t.match(created.structuredContent, { text: 'from MCP', tags: [] })
+  const viaHttp = await (await fetch(new URL(`/notes/${(created.structuredContent as { id: number }).id}`, server.url))).json()
+  t.same(viaHttp, created.structuredContent, 'HTTP clients see the note the tool created')
+  const missing = await client.callTool({ name: 'get_note', arguments: { id: 999 } })
+  t.same(missing.content, [{ type: 'text', text: 'GET /notes/999 answered 404 Not Found: No note 999' }])
 })
 
 t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example server', async (t) => {
@@ -55,7 +68,9 @@ t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example
   t.equal(transport.protocolVersion, '2025-11-25')
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'echo', 'greet'])
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'create_note', 'echo', 'get_note', 'greet'])
+  const note = await client.callTool({ name: 'get_note', arguments: { id: 1 } })
+  t.same(note.structuredContent, { id: 1, text: 'Try the route tools', tags: ['mcp'] })
   const plain = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })
   t.same(plain.structuredContent, { sum: 42 })
   const rounded = await client.callTool({ name: 'add', arguments: { a: 1, b: 2.555, precision: 1 } })
