@@ -57,6 +57,11 @@ interface ToolBase<O> {
   scope?: ScopeRequirement
   /** With `auth` on: how the person must have signed in (step-up, RFC 9470). */
   authentication?: Authentication
+  /**
+   * Run as a task for a client that takes one: `'optional'` (inline or as a task, as the client
+   * asks), `true` or `'required'` (only as a task). The same `execute` serves every case.
+   */
+  task?: 'optional' | 'required' | true
   /** Your own settings for the tool, as a route's `config`: the host's hooks read it on `request.mcp.config` (a rate limit, a cost). Never sent. */
   config?: Record<string, unknown>
 }
@@ -136,11 +141,23 @@ export interface CompiledTool {
   readonly access: Requirement | undefined
   /** The definition's `config`, as given. */
   readonly config: Readonly<Record<string, unknown>> | undefined
+  /** The `task` option, `true` read as `'required'`; undefined for a tool that never runs as a task. */
+  readonly task: TaskSupport | undefined
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const NO_SCOPES: ReadonlyMap<string, string> = new Map()
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config', 'task'])
+
+/** How a tool runs as a task (`execution.taskSupport` in 2025-11-25 `tools/list`). */
+export type TaskSupport = 'optional' | 'required'
+
+function taskOf (def: ToolDefinition & { name: string }): TaskSupport | undefined {
+  const task: unknown = def.task
+  if (task === undefined || task === 'optional' || task === 'required') return task
+  if (task === true) return 'required'
+  fail(def.name, `'task' must be 'optional', 'required' or true, got ${typeof task === 'string' ? JSON.stringify(task) : kind(task)}`)
+}
 
 /** Sake's annotation names, and the spec's `*Hint` field each becomes on the wire. */
 const HINTS = new Map<string, string>([
@@ -237,7 +254,7 @@ function wireAnnotations (annotations: ToolAnnotations): Record<string, unknown>
 }
 
 /** The `Tool` objects of `tools/list`: the modern one, and the legacy one derived from it. */
-function wireOf (def: ToolDefinition, inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown> | undefined): CompiledTool['wire'] {
+function wireOf (def: ToolDefinition, inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown> | undefined, task: TaskSupport | undefined): CompiledTool['wire'] {
   const modern: Record<string, unknown> = { name: def.name }
   if (def.title !== undefined) modern.title = def.title
   if (def.description !== undefined) modern.description = def.description
@@ -250,6 +267,8 @@ function wireOf (def: ToolDefinition, inputSchema: Record<string, unknown>, outp
   // a 2025 outputSchema must have an object root: legacy clients get no schema rather than a wrong one
   const legacy = { ...modern }
   if (outputSchema !== undefined && outputSchema.type !== 'object') delete legacy.outputSchema
+  // 2025-11-25 tasks are requester-driven: the client must know which tools take `params.task`
+  if (task !== undefined) legacy.execution = { taskSupport: task }
   return deepFreeze({ modern, legacy })
 }
 
@@ -268,6 +287,7 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
   if (typeof def.execute !== 'function') fail(def.name, `'execute' must be a function (args, ctx) => result, got ${kind(def.execute)}`)
   if (def.prepare !== undefined && typeof def.prepare !== 'function') fail(def.name, `'prepare' must be a function (args, ctx) => arguments for execute, got ${kind(def.prepare)}`)
   checkOptional(def)
+  const task = taskOf(def)
 
   const { schema: inputSchema, headers } = extractHeaders(def.name, inputSchemaOf(def))
   const outputSchema = outputSchemaOf(def)
@@ -289,7 +309,7 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
     kind: 'tool' as const,
     name: def.name,
     definition: def,
-    wire: wireOf(def, inputSchema, outputSchema),
+    wire: wireOf(def, inputSchema, outputSchema, task),
     validate,
     validateOutput,
     objectOutput: outputSchema === undefined || outputSchema.type === 'object',
@@ -299,7 +319,8 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
     logBindings: Object.freeze({ tool: def.name }),
     // last: a scope that is not declared is refused once the rest of the definition is known good
     access: requirementOf(def, scopes, (message) => fail(def.name, message)),
-    config: def.config
+    config: def.config,
+    task
   })
 }
 

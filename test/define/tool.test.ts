@@ -60,7 +60,7 @@ t.test('execute', async (t) => {
   refused(t, { name: 'demo' }, /^tool 'demo': 'execute' must be a function \(args, ctx\) => result, got undefined$/)
   refused(t, { name: 'demo', execute: 'run' }, /'execute' must be a function .*got string$/)
   // a misspelt execute is reported as the typo, which is the thing to fix
-  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute, scope, authentication, config$/)
+  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute, scope, authentication, config, task$/)
   t.equal(compileTool(tool()).definition.execute, execute, 'the definition is kept for calls')
   refused(t, tool({ prepare: { args: 1 } }), /^tool 'demo': 'prepare' must be a function \(args, ctx\) => arguments for execute, got object$/)
 })
@@ -68,7 +68,24 @@ t.test('execute', async (t) => {
 t.test('unknown definition keys are refused, not ignored', async (t) => {
   refused(t, tool({ descripton: 'typo' }), /^tool 'demo': unknown option 'descripton'/)
   // options Sake has that this version does not implement yet must not silently do nothing
-  for (const key of ['task', 'ui', 'visibility']) refused(t, tool({ [key]: true }), new RegExp(`unknown option '${key}'`))
+  for (const key of ['ui', 'visibility']) refused(t, tool({ [key]: true }), new RegExp(`unknown option '${key}'`))
+})
+
+t.test('task: optional, required or true; execution.taskSupport in the 2025 list only', async (t) => {
+  const plain = compileTool(tool())
+  t.equal(plain.task, undefined)
+  t.notOk('execution' in plain.wire.legacy, 'a tool without task lists no execution (forbidden by default)')
+  const optional = compileTool(tool({ task: 'optional' }))
+  t.equal(optional.task, 'optional')
+  t.same(optional.wire.legacy.execution, { taskSupport: 'optional' })
+  t.notOk('execution' in optional.wire.modern, 'the 2026-07-28 extension is server-directed: no execution on its Tool')
+  t.equal(compileTool(tool({ task: 'required' })).task, 'required')
+  const yes = compileTool(tool({ task: true }))
+  t.equal(yes.task, 'required', 'true reads as required')
+  t.same(yes.wire.legacy.execution, { taskSupport: 'required' })
+  refused(t, tool({ task: 'forbidden' }), /^tool 'demo': 'task' must be 'optional', 'required' or true, got "forbidden"$/)
+  refused(t, tool({ task: false }), /^tool 'demo': 'task' must be 'optional', 'required' or true, got boolean$/)
+  refused(t, tool({ task: { ttl: 1 } }), /'task' must be 'optional', 'required' or true, got object$/)
 })
 
 t.test('title and description', async (t) => {

@@ -1,0 +1,71 @@
+/**
+ * Tasks (long-running tool calls, issue 13): what a task record holds and the store contract behind
+ * it. A record is plain JSON, so a networked store (Redis) keeps it as it is. The store knows no
+ * protocol rule: which transition is legal lives in `protocol/tasks/lifecycle.ts`; the store only
+ * applies a change when the status is still the one the caller read (compare-and-set).
+ */
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+
+export const TERMINAL: ReadonlySet<TaskStatus> = new Set<TaskStatus>(['completed', 'failed', 'cancelled'])
+
+/** The JSON-RPC error a task ended with, as the underlying request would have answered it. */
+export interface TaskError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
+export interface TaskRecord {
+  /** Unguessable (`crypto.randomUUID()`). */
+  readonly taskId: string
+  /** The principal that created it (`sub:…`, `session:…` or `anonymous`); only it may see the task. */
+  readonly owner: string
+  /** The revision of the request that created it: its result is answered in that revision's shape. */
+  readonly protocolVersion: string
+  readonly status: TaskStatus
+  readonly statusMessage?: string | undefined
+  /** Milliseconds since the epoch (sent as ISO 8601). */
+  readonly createdAt: number
+  readonly lastUpdatedAt: number
+  /** Milliseconds from `createdAt` the task is kept. */
+  readonly ttl: number
+  readonly pollInterval?: number | undefined
+  /** Once `completed` (or a 2025 tool error): the underlying request's result. */
+  readonly result?: Record<string, unknown> | undefined
+  /** Once `failed` with a JSON-RPC error: that error. */
+  readonly error?: TaskError | undefined
+  /** While `input_required` in 2026-07-28: the outstanding questions by key. */
+  readonly inputRequests?: Readonly<Record<string, unknown>> | undefined
+}
+
+/** What a transition may change: everything but the identity. */
+export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'owner' | 'protocolVersion' | 'createdAt' | 'ttl'>>
+
+export interface TaskPage {
+  readonly tasks: readonly TaskRecord[]
+  readonly nextCursor?: string | undefined
+}
+
+/**
+ * Where tasks live. Methods may return a value or a promise of one (as `SessionStore`).
+ *
+ * - `create` stores a new record; it returns false when the store is full (nothing stored);
+ * - `get` returns the record, or undefined once it is unknown, deleted or past its ttl;
+ * - `transition` applies `patch` only if the stored status is still `from`, and says whether it did
+ *   (compare-and-set: a Redis store does it in one script or WATCH/MULTI);
+ * - `list` returns one owner's records, oldest first, `limit` at most, after `cursor` (opaque;
+ *   undefined from the store means a cursor it does not know);
+ * - `delete` forgets a record;
+ * - `close` (optional) releases timers and connections when the server closes.
+ */
+export interface TaskStore {
+  create (record: TaskRecord): boolean | Promise<boolean>
+  get (taskId: string): TaskRecord | undefined | Promise<TaskRecord | undefined>
+  transition (taskId: string, from: TaskStatus, patch: TaskPatch): boolean | Promise<boolean>
+  list (owner: string, cursor: string | undefined, limit: number): TaskPage | undefined | Promise<TaskPage | undefined>
+  delete (taskId: string): void | Promise<void>
+  close? (): void | Promise<void>
+}
+
+export const TASK_STORE_METHODS = ['create', 'get', 'transition', 'list', 'delete'] as const
