@@ -16,6 +16,7 @@ import type { PromptDefinition } from './define/prompt.js'
 import { MemorySessionStore } from './state/memory-session-store.js'
 import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
+import { MemoryTaskStore } from './state/memory-task-store.js'
 import { serverContext } from './protocol/server.js'
 import { metadataRoutes } from './auth/metadata.js'
 import { underPrefix } from './auth/options.js'
@@ -44,6 +45,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
   const bus = options.bus ?? new MemoryBus()
   const events = options.events.store ?? new MemoryEventStore(options.events)
+  const taskStore = options.tasks.store ?? new MemoryTaskStore(options.tasks)
   const server = serverContext({
     info: options.info,
     instructions: options.instructions,
@@ -53,7 +55,10 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     sessions,
     sealer: options.sealer,
     inputTimeout: options.inputTimeout,
-    hideForbidden: auth?.hideForbidden === true
+    hideForbidden: auth?.hideForbidden === true,
+    taskStore,
+    bus,
+    tasks: options.tasks
   })
   const streams = new Streams({ bus, events, sessions, keepAlive: options.keepAlive })
 
@@ -95,6 +100,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   })
   // open streams would hold server.close() forever: end them first (listens get their final response)
   app.addHook('preClose', async () => {
+    // running tasks are cancelled (and awaited within tasks.closeTimeout); their tasks/result answers
+    await server.tasks.close()
     streams.close()
   })
   app.addHook('onClose', async () => {
@@ -102,6 +109,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.sessions.store === undefined) await sessions.close?.()
     if (options.bus === undefined) await bus.close?.()
     if (options.events.store === undefined) await events.close?.()
+    if (options.tasks.store === undefined) await taskStore.close?.()
   })
 
   // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans

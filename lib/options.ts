@@ -9,6 +9,7 @@ import { isObject } from './values.js'
 import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.js'
 import { BUS_METHODS, type Bus } from './state/bus.js'
 import { EVENT_STORE_METHODS, type EventStore } from './state/event-store.js'
+import { TASK_STORE_METHODS, type TaskStore } from './state/task-store.js'
 import type { DefinedTool, ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
@@ -51,6 +52,21 @@ export interface EventOptions {
   idleTimeout?: number
 }
 
+export interface TaskOptions {
+  /** Where tasks live; default: in memory, bounded by `maxTasks`. */
+  store?: TaskStore
+  /** Most tasks the in-memory store keeps. Default 10,000. */
+  maxTasks?: number
+  /** Milliseconds a task is kept when its creator asks no ttl. Default 10 minutes. */
+  ttl?: number
+  /** The longest ttl granted, in milliseconds. Default one hour. */
+  maxTtl?: number
+  /** Suggested polling interval (`pollInterval`), in milliseconds. Default 1 second. */
+  pollInterval?: number
+  /** How long server close waits for cancelled tasks, in milliseconds. Default 5 seconds. */
+  closeTimeout?: number
+}
+
 export interface SakeOptions {
   /** The server's name, sent as `serverInfo.name`. Required. */
   name: string
@@ -79,6 +95,8 @@ export interface SakeOptions {
   bus?: Bus
   /** Resumable SSE streams (2025-11-25 sessions): the event store and its bounds. */
   events?: EventOptions
+  /** Tasks (long-running tools): the task store, its bounds and ttls. */
+  tasks?: TaskOptions
   /** How a question's answers travel between rounds of a 2026-07-28 call (multi round-trip requests). */
   requestState?: RequestStateOptions
   /**
@@ -135,6 +153,7 @@ export interface ResolvedOptions {
   readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number }
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
+  readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
   readonly sealer: RequestStateSealer
   readonly inputTimeout: number
   readonly tools: readonly ToolDefinition[]
@@ -162,12 +181,18 @@ export const defaults = Object.freeze({
   maxEventsPerStream: 1000,
   maxEvents: 100_000,
   eventIdleTimeout: 5 * 60_000, // 5 minutes, in ms: long enough for a client to reconnect
-  inputTimeout: 10 * 60_000 // 10 minutes, in ms: a person reads the question and answers it
+  inputTimeout: 10 * 60_000, // 10 minutes, in ms: a person reads the question and answers it
+  maxTasks: 10_000,
+  taskTtl: 10 * 60_000, // 10 minutes, in ms
+  maxTaskTtl: 60 * 60_000, // one hour, in ms
+  taskPollInterval: 1000,
+  taskCloseTimeout: 5000
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tasks', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
+const TASK_KEYS = ['store', 'maxTasks', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
 const REQUEST_STATE_KEYS = ['keys', 'ttl']
 
 function string (options: Record<string, unknown>, key: string, required: boolean): string | undefined {
@@ -276,6 +301,10 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   if (!isObject(events)) fail('events', 'an object { store?, maxPerStream?, maxEvents?, idleTimeout? }', events)
   unknownKeys(events, EVENT_KEYS, 'events.')
 
+  const tasks = input.tasks === undefined ? {} : input.tasks
+  if (!isObject(tasks)) fail('tasks', 'an object { store?, maxTasks?, ttl?, maxTtl?, pollInterval?, closeTimeout? }', tasks)
+  unknownKeys(tasks, TASK_KEYS, 'tasks.')
+
   const requestState = input.requestState === undefined ? {} : input.requestState
   if (!isObject(requestState)) fail('requestState', 'an object { keys?, ttl? }, e.g. { keys: [process.env.MCP_STATE_KEY] }', requestState)
   unknownKeys(requestState, REQUEST_STATE_KEYS, 'requestState.')
@@ -314,6 +343,14 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       maxPerStream: integer(events, 'maxPerStream', 1, defaults.maxEventsPerStream, 'events', 'events.maxPerStream'),
       maxEvents: integer(events, 'maxEvents', 1, defaults.maxEvents, 'events', 'events.maxEvents'),
       idleTimeout: integer(events, 'idleTimeout', 1, defaults.eventIdleTimeout, 'milliseconds', 'events.idleTimeout')
+    }),
+    tasks: Object.freeze({
+      store: implementation<TaskStore>(tasks.store, 'tasks.store', 'TaskStore', TASK_STORE_METHODS),
+      maxTasks: integer(tasks, 'maxTasks', 1, defaults.maxTasks, 'tasks', 'tasks.maxTasks'),
+      ttl: integer(tasks, 'ttl', 1, defaults.taskTtl, 'milliseconds', 'tasks.ttl', MAX_TIMER),
+      maxTtl: integer(tasks, 'maxTtl', 1, defaults.maxTaskTtl, 'milliseconds', 'tasks.maxTtl', MAX_TIMER),
+      pollInterval: integer(tasks, 'pollInterval', 0, defaults.taskPollInterval, 'milliseconds', 'tasks.pollInterval'),
+      closeTimeout: integer(tasks, 'closeTimeout', 0, defaults.taskCloseTimeout, 'milliseconds', 'tasks.closeTimeout', MAX_TIMER)
     }),
     sealer,
     inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds', 'inputTimeout', MAX_TIMER),

@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, tasks, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -121,6 +121,7 @@ t.test('defaults', async (t) => {
     sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000 },
     bus: undefined,
     events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
+    tasks: { store: undefined, maxTasks: 10_000, ttl: 600_000, maxTtl: 3_600_000, pollInterval: 1000, closeTimeout: 5000 },
     sealer: resolved.sealer,
     inputTimeout: 600_000,
     tools: [],
@@ -137,6 +138,19 @@ t.test('defaults', async (t) => {
   const withIcons = resolveOptions({ ...base, icons })
   icons[0].src = 'changed'
   t.same(withIcons.info.icons, [{ src: 'https://example.com/i.png' }], 'icons copied')
+})
+
+t.test('tasks: an object of known keys, a TaskStore, integers', async (t) => {
+  await refusesRegister(t, { ...base, tasks: 5 } as any, /^fastify-sake: option 'tasks' must be an object \{ store\?, maxTasks\?, ttl\?, maxTtl\?, pollInterval\?, closeTimeout\? \}/)
+  await refusesRegister(t, { ...base, tasks: { maxTask: 5 } } as any, /unknown option 'tasks.maxTask' \(did you mean 'tasks.maxTasks'\?\)/)
+  await refusesRegister(t, { ...base, tasks: { store: { get () {} } } } as any, /option 'tasks.store' must implement TaskStore/)
+  await refusesRegister(t, { ...base, tasks: { maxTtl: 0 } } as any, /option 'tasks.maxTtl' must be/)
+  const store = { create: () => true, get: () => undefined, transition: () => false, list: () => ({ tasks: [] }), delete: () => {} }
+  const resolved = resolveOptions({ ...base, tasks: { store, maxTasks: 5, ttl: 10, maxTtl: 20, pollInterval: 0, closeTimeout: 0 } } as any)
+  t.same(resolved.tasks, { store, maxTasks: 5, ttl: 10, maxTtl: 20, pollInterval: 0, closeTimeout: 0 })
+  const app = await build({ tasks: { store } as any })
+  await app.close()
+  t.pass('a user store is not closed by us (it has no close)')
 })
 
 t.test('defaults, as a client sees them', async (t) => {

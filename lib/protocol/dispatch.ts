@@ -15,6 +15,7 @@ import { getPrompt } from './methods/prompts.js'
 import { complete } from './methods/completion.js'
 import { setLevel } from './methods/logging.js'
 import { subscribe, unsubscribe } from './methods/subscriptions.js'
+import { cancelTask, getTask, listTasks, taskResult } from './methods/tasks.js'
 
 type Method = (server: ServerContext, call: Call) => string | Promise<string>
 
@@ -42,6 +43,11 @@ const legacy = new Map<string, Method>([
   ['resources/unsubscribe', unsubscribe],
   ['tools/list', listTools],
   ['tools/call', callTool],
+  // 2025-11-25 only; each answers -32601 in older sessions
+  ['tasks/get', getTask],
+  ['tasks/result', taskResult],
+  ['tasks/list', listTasks],
+  ['tasks/cancel', cancelTask],
   ...features
 ])
 

@@ -11,6 +11,9 @@ import type { RequestStateSealer } from '../state/request-state.js'
 import { ListPages } from './lists.js'
 import { FormValidators } from './input/form-validators.js'
 import type { InputSettings } from './input/asker.js'
+import type { TaskStore } from '../state/task-store.js'
+import type { Bus } from '../state/bus.js'
+import { Tasks } from './tasks/lifecycle.js'
 
 export interface ServerContext {
   readonly info: ServerInfo
@@ -28,6 +31,8 @@ export interface ServerContext {
   readonly serverInfoMeta: Readonly<Record<string, unknown>>
   /** The same as `"_meta":{…}` JSON text, spliced into modern results (`results.ts`). */
   readonly serverInfoMetaJson: string
+  /** Tasks (issue 13): the store and the lifecycle of the tasks running here. */
+  readonly tasks: Tasks
   /** `server/discover`, serialised on first use: it never changes once the server is ready. */
   discover: string | undefined
 }
@@ -43,6 +48,17 @@ export interface ServerContextOptions {
   readonly inputTimeout: number
   /** `auth.hideForbidden`: lists show each caller what its scopes allow. */
   readonly hideForbidden: boolean
+  readonly taskStore: TaskStore
+  readonly bus: Bus
+  readonly tasks: TaskOptions
+}
+
+/** The `tasks` option, in milliseconds but `maxTasks`. */
+export interface TaskOptions {
+  readonly ttl: number
+  readonly maxTtl: number
+  readonly pollInterval: number
+  readonly closeTimeout: number
 }
 
 export function serverContext (options: ServerContextOptions): ServerContext {
@@ -58,6 +74,7 @@ export function serverContext (options: ServerContextOptions): ServerContext {
     input: { sealer: options.sealer, timeout: options.inputTimeout, validators: new FormValidators() },
     serverInfoMeta,
     serverInfoMetaJson: '"_meta":' + JSON.stringify(serverInfoMeta),
+    tasks: new Tasks({ ...options.tasks, store: options.taskStore, bus: options.bus, pageSize }),
     discover: undefined
   }
 }

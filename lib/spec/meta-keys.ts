@@ -10,3 +10,5 @@ export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId'
 
 /** The key a 2025 question carries in its `_meta` (the project's reverse-DNS prefix). */
 export const META_INPUT_KEY = 'io.github.fastify-sake/key'
+/** 2025-11-25 tasks: ties a message to its task (`tasks/result`, a task's questions). */
+export const META_RELATED_TASK = 'io.modelcontextprotocol/related-task'

@@ -18,6 +18,8 @@ export type BusEvent =
    * question takes it.
    */
   | { readonly type: 'clientResponse', readonly sessionId: string, readonly id: string | number, readonly answer: ClientAnswer }
+  /** A task changed status (`protocol/tasks/lifecycle.ts`): whoever waits on it reads the store again. */
+  | { readonly type: 'taskStatus', readonly taskId: string }
 
 export type BusListener = (event: BusEvent) => void
 

@@ -80,7 +80,7 @@ export class MemoryTaskStore implements TaskStore {
 
   /** A record is kept until `createdAt + ttl`; a live one past it is the lifecycle's to fail first. */
   private expired (record: TaskRecord): boolean {
-    return TERMINAL.has(record.status) && this.now() >= record.createdAt + record.ttl
+    return TERMINAL.has(record.status) && this.now() >= (record.keepUntil ?? record.createdAt + record.ttl)
   }
 
   /** Drops the oldest terminal record; false when every record is a live task. */

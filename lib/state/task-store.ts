@@ -31,6 +31,8 @@ export interface TaskRecord {
   /** Milliseconds from `createdAt` the task is kept. */
   readonly ttl: number
   readonly pollInterval?: number | undefined
+  /** When set, a terminal record is kept until then (ms since the epoch) instead of `createdAt + ttl`. */
+  readonly keepUntil?: number | undefined
   /** Once `completed` (or a 2025 tool error): the underlying request's result. */
   readonly result?: Record<string, unknown> | undefined
   /** Once `failed` with a JSON-RPC error: that error. */
@@ -51,7 +53,8 @@ export interface TaskPage {
  * Where tasks live. Methods may return a value or a promise of one (as `SessionStore`).
  *
  * - `create` stores a new record; it returns false when the store is full (nothing stored);
- * - `get` returns the record, or undefined once it is unknown, deleted or past its ttl;
+ * - `get` returns the record, or undefined once it is unknown, deleted, or terminal and past its
+ *   ttl (`createdAt + ttl`, or `keepUntil` when set);
  * - `transition` applies `patch` only if the stored status is still `from`, and says whether it did
  *   (compare-and-set: a Redis store does it in one script or WATCH/MULTI);
  * - `list` returns one owner's records, oldest first, `limit` at most, after `cursor` (opaque;

@@ -37,7 +37,15 @@ t.test('initialize answers the requested version when supported, else 2025-11-25
     t.notOk('error' in res.body, `${requested}: negotiation is never an error`)
     t.same(res.body.result, {
       protocolVersion: answered,
-      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+        // tasks exist in 2025-11-25 only (protocol/methods/tasks.ts)
+        ...(answered === '2025-11-25' ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {})
+      },
       serverInfo: { name: 'test-server', version: '1.0.0' },
       instructions: 'Be nice.'
     }, `${requested}: answered with ${answered}`)

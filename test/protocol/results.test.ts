@@ -1,6 +1,8 @@
 // resultJson: the modern envelope is spliced as text (a hot path: see bench/RESULTS.md); it must
 // give the very bytes of serialising { resultType, ...result, _meta } in every case.
 import t from 'tap'
+import { MemoryTaskStore } from '../../lib/state/memory-task-store.js'
+import { MemoryBus } from '../../lib/state/memory-bus.js'
 import { resultJson } from '../../lib/protocol/results.js'
 import { Registry } from '../../lib/define/registry.js'
 import { serverContext } from '../../lib/protocol/server.js'
@@ -8,7 +10,7 @@ import { RequestStateSealer } from '../../lib/state/request-state.js'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 
 const info = { name: 'results-test', version: '1.0.0' }
-const registry = serverContext({ info, instructions: undefined, ttl: 1000, pageSize: 10, registry: new Registry(), sessions: new MemorySessionStore({ idleTimeout: 1000, maxSessions: 1 }), sealer: new RequestStateSealer(), inputTimeout: 1000, hideForbidden: false })
+const registry = serverContext({ info, instructions: undefined, ttl: 1000, pageSize: 10, registry: new Registry(), sessions: new MemorySessionStore({ idleTimeout: 1000, maxSessions: 1 }), sealer: new RequestStateSealer(), inputTimeout: 1000, hideForbidden: false, taskStore: new MemoryTaskStore({ maxTasks: 1 }), bus: new MemoryBus(), tasks: { ttl: 1000, maxTtl: 1000, pollInterval: 100, closeTimeout: 100 } })
 t.teardown(() => registry.sessions.close?.())
 const serverInfo = { 'io.modelcontextprotocol/serverInfo': info }
 

@@ -82,6 +82,16 @@ t.test('a terminal record past its ttl is gone; a live one stays for the lifecyc
   t.equal(store.size, 0, 'the sweep drops it once terminal')
 })
 
+t.test('keepUntil keeps a terminal record past its ttl', async (t) => {
+  const { store, clock } = storeWith()
+  store.create(record('a', { ttl: 100 }))
+  clock.now += 100
+  store.transition('a', 'working', { status: 'failed', keepUntil: clock.now + 50 })
+  t.ok(store.get('a'), 'still there after createdAt + ttl')
+  clock.now += 50
+  t.equal(store.get('a'), undefined)
+})
+
 t.test('at maxTasks the oldest terminal record makes room, and a store of live tasks refuses', async (t) => {
   const { store } = storeWith(2)
   store.create(record('a'))

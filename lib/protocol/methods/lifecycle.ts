@@ -6,6 +6,8 @@ import type { ClientInfo } from '../../spec/types.js'
 import { isObject } from '../../values.js'
 import type { ServerContext } from '../server.js'
 
+const TASKS_CAPABILITY = Object.freeze({ list: {}, cancel: {}, requests: { tools: { call: {} } } })
+
 function capabilities (): Record<string, unknown> {
   return {
     // listChanged and subscribe: app.mcp.listChanged / resourceUpdated reach 2025 GET streams and
@@ -55,7 +57,8 @@ export function initialize (server: ServerContext, params: Record<string, unknow
   const version = negotiate(protocolVersion)
   const result = JSON.stringify({
     protocolVersion: version,
-    capabilities: capabilities(),
+    // 2025-11-25 sessions: task-augmented tools/call, tasks/list and tasks/cancel (protocol/methods/tasks.ts)
+    capabilities: version === '2025-11-25' ? { ...capabilities(), tasks: TASKS_CAPABILITY } : capabilities(),
     serverInfo: server.info,
     instructions: server.instructions
   })

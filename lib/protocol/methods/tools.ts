@@ -11,6 +11,8 @@ import { CallContext } from '../call-context.js'
 import { finishRound, readRetry } from '../input/round-trip.js'
 import { resultJson } from '../results.js'
 import type { ServerContext } from '../server.js'
+import type { Outcome } from '../tasks/lifecycle.js'
+import { taskCall } from './tasks.js'
 
 export function listTools (server: ServerContext, call: Call): string {
   const cursor = call.params.cursor
@@ -69,6 +71,11 @@ export async function callTool (server: ServerContext, call: Call): Promise<stri
   const { input } = server
   const tool = toolOf(call)
   const args = argumentsOf(tool, call.params)
+  // one check on the hot path: only a task tool, or a call asking for a task, goes further
+  if (tool.task !== undefined || call.params.task !== undefined) {
+    const created = await taskCall(server, call, tool, (signal) => runTask(server, call, tool, args, signal))
+    if (created !== undefined) return created
+  }
   const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
   const ctx = new CallContext(call, tool.logBindings, input, retry)
   try {
@@ -87,6 +94,29 @@ export async function callTool (server: ServerContext, call: Call): Promise<stri
     ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
     if (call.outcome !== undefined) call.outcome.isError = true
     return resultJson(server, call.era, internalFailure(tool))
+  }
+}
+
+/**
+ * Runs a tool as a task, detached from the request that created it: the same `run` as inline, on
+ * a call whose signal is the task's (cancel, expiry, server close) and whose stream is none (the
+ * request has been answered with the task). A 2025-11-25 tool error is `failed`, as that page says.
+ */
+async function runTask (server: ServerContext, call: Call, tool: CompiledTool, args: Record<string, unknown>, signal: AbortSignal): Promise<Outcome> {
+  const transport = { request: call.transport.request, log: call.transport.log, signal: () => signal }
+  const detached: Call = { ...call, transport, channel: undefined, openStream: undefined, outcome: undefined }
+  const ctx = new CallContext(detached, tool.logBindings, server.input)
+  try {
+    const result = JSON.parse(resultJson(server, call.era, await run(tool, args, detached, ctx))) as Record<string, unknown>
+    if (result.isError === true) {
+      // every error result `run` makes is `errorResult(message)`: its first block is that text
+      return { status: 'failed', statusMessage: (result.content as Array<{ text: string }>)[0]!.text, result }
+    }
+    return { status: 'completed', result }
+  } catch (err) {
+    if (err instanceof ProtocolError) return { status: 'failed', statusMessage: err.message, error: { code: err.code, message: err.message, data: err.data } }
+    ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
+    return { status: 'failed', statusMessage: `Tool '${tool.name}' failed with an internal error`, result: JSON.parse(resultJson(server, call.era, internalFailure(tool))) as Record<string, unknown> }
   }
 }
 

@@ -1,0 +1,148 @@
+/**
+ * Tasks on the wire (issue 13): the `params.task` branch of a 2025-11-25 `tools/call`, and
+ * `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`. The lifecycle is `tasks/lifecycle.ts`.
+ */
+import { ProtocolError } from '../../errors.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
+import { META_RELATED_TASK } from '../../spec/meta-keys.js'
+import { TERMINAL, type TaskRecord } from '../../state/task-store.js'
+import { describe, isObject } from '../../values.js'
+import type { CompiledTool } from '../../define/tool.js'
+import type { Call } from '../call.js'
+import type { ServerContext } from '../server.js'
+import { ownerOf, type Outcome } from '../tasks/lifecycle.js'
+
+/** The only 2025 revision with tasks; older sessions ignore `params.task` (they never declared it). */
+export const TASKS_VERSION = '2025-11-25'
+
+/** The extension's id (2026-07-28). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+/** A 2025-11-25 `Task`. */
+export function taskWire (record: TaskRecord): Record<string, unknown> {
+  const task: Record<string, unknown> = {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ttl: record.ttl
+  }
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
+  if (record.pollInterval !== undefined) task.pollInterval = record.pollInterval
+  return task
+}
+
+/** The `ttl` a `params.task` asks for, or -32602 naming what is wrong. */
+function requestedTtl (tool: CompiledTool, task: unknown): number | undefined {
+  if (!isObject(task)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: "task" of tools/call '${tool.name}' must be an object ({ ttl? }), got ${describe(task)}`)
+  const ttl = task.ttl
+  if (ttl === undefined || ttl === null) return undefined
+  if (!(Number.isInteger(ttl) && (ttl as number) >= 0)) {
+    throw new ProtocolError(INVALID_PARAMS, `Invalid params: "task.ttl" of tools/call '${tool.name}' must be a non-negative integer (milliseconds), got ${describe(ttl)}`)
+  }
+  return ttl as number
+}
+
+/**
+ * Decides how a `tools/call` runs. Returns undefined to run it inline as usual, or the
+ * `CreateTaskResult` JSON of the task it started; throws the spec's error for a call that asks a
+ * task of a tool that takes none, or none of a tool that runs only as one.
+ */
+export async function taskCall (
+  server: ServerContext, call: Call, tool: CompiledTool, work: (signal: AbortSignal) => Promise<Outcome>
+): Promise<string | undefined> {
+  if (call.era === 'modern') {
+    // the 2026-07-28 extension is not served yet: a tool that only runs as a task cannot be called
+    if (tool.task === 'required') {
+      throw new ProtocolError(MISSING_CLIENT_CAPABILITY, `Tool '${tool.name}' runs only as a task, which needs the ${TASKS_EXTENSION} extension`, 400, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }
+      })
+    }
+    return undefined
+  }
+  // older sessions never saw the tasks capability: a task request is an ordinary one there
+  if (call.protocolVersion !== TASKS_VERSION) return undefined
+  const asked = call.params.task
+  if (asked === undefined) {
+    if (tool.task === 'required') throw new ProtocolError(METHOD_NOT_FOUND, `Tool '${tool.name}' runs only as a task: call it with params.task (its execution.taskSupport is "required")`)
+    return undefined
+  }
+  if (tool.task === undefined) throw new ProtocolError(METHOD_NOT_FOUND, `Tool '${tool.name}' does not run as a task: call it without params.task (its execution.taskSupport is "forbidden")`)
+  const ttl = server.tasks.grant(requestedTtl(tool, asked))
+  const record = await server.tasks.start(call, ttl, work)
+  if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running; try again later')
+  return JSON.stringify({ task: taskWire(record) })
+}
+
+/** Tasks methods exist in 2025-11-25 sessions only. */
+function guard (call: Call): void {
+  if (call.protocolVersion !== TASKS_VERSION) throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method} (tasks need protocol version ${TASKS_VERSION})`)
+}
+
+function taskIdOf (call: Call): string {
+  const taskId = call.params.taskId
+  if (typeof taskId !== 'string') throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${call.method} needs "taskId" as a string, got ${describe(taskId)}`)
+  return taskId
+}
+
+function unknownTask (taskId: string): ProtocolError {
+  return new ProtocolError(INVALID_PARAMS, `Invalid params: unknown task ${JSON.stringify(taskId)} (it never existed, expired, or is not yours)`)
+}
+
+/** The caller's own record, or -32602: another principal's task is as unknown as a made-up id. */
+async function recordOf (server: ServerContext, call: Call): Promise<TaskRecord> {
+  const taskId = taskIdOf(call)
+  const record = await server.tasks.find(call, taskId)
+  if (record === undefined) throw unknownTask(taskId)
+  return record
+}
+
+export async function getTask (server: ServerContext, call: Call): Promise<string> {
+  guard(call)
+  return JSON.stringify(taskWire(await recordOf(server, call)))
+}
+
+/** Blocks until the task is terminal, then answers what the tool call would have answered. */
+export async function taskResult (server: ServerContext, call: Call): Promise<string> {
+  guard(call)
+  let record = await recordOf(server, call)
+  if (!TERMINAL.has(record.status)) {
+    const ended = await server.tasks.wait(record.taskId, call.transport.signal())
+    // the caller went away (nobody reads this answer), or the record was dropped meanwhile
+    if (ended === undefined) throw unknownTask(record.taskId)
+    record = ended
+  }
+  const related = { [META_RELATED_TASK]: { taskId: record.taskId } }
+  if (record.result !== undefined) {
+    const meta = isObject(record.result._meta) ? record.result._meta : {}
+    return JSON.stringify({ ...record.result, _meta: { ...meta, ...related } })
+  }
+  // a failed task without a JSON-RPC error expired (statusMessage says so); a cancelled one has no result
+  const error = record.error ?? { code: INTERNAL_ERROR, message: `Task ${record.taskId} ${record.status === 'cancelled' ? 'was cancelled' : `failed: ${record.statusMessage!}`}` }
+  throw new ProtocolError(error.code, error.message, 200, { ...(isObject(error.data) ? error.data : {}), _meta: related })
+}
+
+export async function listTasks (server: ServerContext, call: Call): Promise<string> {
+  guard(call)
+  const cursor = call.params.cursor
+  if (cursor !== undefined && typeof cursor !== 'string') throw new ProtocolError(INVALID_PARAMS, `Invalid params: "cursor" must be a string, got ${describe(cursor)}`)
+  const page = await server.tasks.store.list(ownerOf(call), cursor, server.tasks.pageSize)
+  if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
+  const result: Record<string, unknown> = { tasks: page.tasks.map(taskWire) }
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
+  return JSON.stringify(result)
+}
+
+export async function cancelTask (server: ServerContext, call: Call): Promise<string> {
+  guard(call)
+  const record = await recordOf(server, call)
+  const cancelled = await server.tasks.cancel(record.taskId)
+  // read back: the terminal status that won, or the cancelled task with its lastUpdatedAt
+  const current = await server.tasks.find(call, record.taskId)
+  // the record vanished between two reads (its ttl ended in between): the memory store keeps a
+  // terminal record at least until its ttl, so only a networked store gets here
+  /* c8 ignore next */
+  if (current === undefined) throw unknownTask(record.taskId)
+  if (!cancelled) throw new ProtocolError(INVALID_PARAMS, `Invalid params: task ${JSON.stringify(record.taskId)} is already ${current.status} and cannot be cancelled`)
+  return JSON.stringify(taskWire(current))
+}

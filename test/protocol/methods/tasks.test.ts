@@ -1,0 +1,322 @@
+// Tasks on the 2025-11-25 wire (issue 13): the capability, execution.taskSupport, params.task →
+// CreateTaskResult, tasks/get, tasks/result (blocks until terminal, related-task _meta), tasks/list
+// (the caller's own only), tasks/cancel, and every error of the utility page.
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { Type, toolError, withMeta, InsufficientScopeError } from '../../../lib/index.js'
+import { build } from '../../helpers/app.js'
+import { openSession, sessionPost, send, modernCall } from '../../helpers/requests.js'
+import { authApp, bearer, startIssuer } from '../../helpers/tokens.js'
+import { MemoryTaskStore } from '../../../lib/state/memory-task-store.js'
+import { MemoryBus } from '../../../lib/state/memory-bus.js'
+
+const V = '2025-11-25'
+const RELATED = 'io.modelcontextprotocol/related-task'
+
+/** A gate a test opens by hand: the slow tool waits on it. */
+function gate (): { wait: Promise<void>, open: () => void } {
+  let open!: () => void
+  const wait = new Promise<void>((resolve) => { open = resolve })
+  return { wait, open }
+}
+
+let slow = gate()
+let aborted: unknown
+
+async function app (extra: Record<string, unknown> = {}): Promise<FastifyInstance> {
+  const built = await build({
+    tools: [
+      { name: 'plain', execute: () => 'inline' },
+      {
+        name: 'slow',
+        task: 'optional',
+        args: { n: Type.Number() },
+        execute: async ({ n }: { n: number }, ctx: any) => {
+          ctx.signal.addEventListener('abort', () => { aborted = ctx.signal.reason })
+          await slow.wait
+          return { doubled: n * 2 }
+        }
+      },
+      { name: 'must', task: true, execute: () => 'as a task' },
+      { name: 'fails', task: 'optional', execute: () => toolError('nope') },
+      { name: 'throws', task: 'optional', execute: () => { throw new Error('secret detail') } },
+      { name: 'meta', task: 'optional', execute: () => withMeta('ok', { trace: 'abc' }) },
+      { name: 'bigint', task: 'optional', execute: () => ({ n: 1n }) },
+      { name: 'hangs', task: 'required', execute: (_args: unknown, ctx: any) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => setTimeout(resolve, 5))) }
+    ] as any,
+    ...extra
+  })
+  return built
+}
+
+function call (id: number, name: string, params: Record<string, unknown> = {}): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, ...params } }
+}
+
+function req (id: number, method: string, params: Record<string, unknown>): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, method, params }
+}
+
+t.test('2025-11-25: capability, taskSupport, and the whole lifecycle of a task', async (t) => {
+  slow = gate()
+  const server = await app()
+  t.teardown(() => server.close())
+  const init = await send(server, { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: V, capabilities: {}, clientInfo: { name: 'c', version: '1' } } } })
+  t.same(init.body.result.capabilities.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } })
+  const old = await send(server, { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } } })
+  t.notOk('tasks' in old.body.result.capabilities, 'an older revision has no tasks')
+
+  const session = await openSession(server, V)
+  const list = await send(server, sessionPost(session, V, req(1, 'tools/list', {})))
+  const byName = Object.fromEntries(list.body.result.tools.map((tool: any) => [tool.name, tool]))
+  t.notOk('execution' in byName.plain)
+  t.same(byName.slow.execution, { taskSupport: 'optional' })
+  t.same(byName.must.execution, { taskSupport: 'required' })
+
+  const created = await send(server, sessionPost(session, V, call(2, 'slow', { arguments: { n: 21 }, task: { ttl: 60_000 } })))
+  t.equal(created.status, 200)
+  const task = created.body.result.task
+  t.match(task, { status: 'working', ttl: 60_000, pollInterval: 1000 })
+  t.match(task.taskId, /^[0-9a-f-]{36}$/, 'a random UUID')
+  t.equal(new Date(task.createdAt).toISOString(), task.createdAt, 'ISO 8601')
+  t.equal(task.lastUpdatedAt, task.createdAt)
+
+  const got = await send(server, sessionPost(session, V, req(3, 'tasks/get', { taskId: task.taskId })))
+  t.same(got.body.result, task, 'tasks/get: the same Task, flat')
+
+  const listed = await send(server, sessionPost(session, V, req(4, 'tasks/list', {})))
+  t.same(listed.body.result.tasks.map((x: any) => x.taskId), [task.taskId])
+
+  // tasks/result blocks until the task is terminal
+  let settled = false
+  const pending = send(server, sessionPost(session, V, req(5, 'tasks/result', { taskId: task.taskId }))).then((answer) => { settled = true; return answer })
+  await new Promise((resolve) => setTimeout(resolve, 30))
+  t.equal(settled, false, 'still blocked while the task works')
+  slow.open()
+  const result = await pending
+  t.same(result.body.result.structuredContent, { doubled: 42 })
+  t.same(result.body.result._meta[RELATED], { taskId: task.taskId }, 'related-task on the result')
+
+  const done = await send(server, sessionPost(session, V, req(6, 'tasks/get', { taskId: task.taskId })))
+  t.equal(done.body.result.status, 'completed')
+  t.ok(done.body.result.lastUpdatedAt >= task.createdAt)
+  t.notOk('_meta' in done.body.result, 'no related-task on tasks/get')
+  const again = await send(server, sessionPost(session, V, req(7, 'tasks/result', { taskId: task.taskId })))
+  t.same(again.body.result.structuredContent, { doubled: 42 }, 'a terminal task answers at once')
+
+  const cancelDone = await send(server, sessionPost(session, V, req(8, 'tasks/cancel', { taskId: task.taskId })))
+  t.equal(cancelDone.body.error.code, -32602)
+  t.match(cancelDone.body.error.message, /already completed and cannot be cancelled/)
+})
+
+t.test('augmentation errors: forbidden, required, bad params.task, older sessions', async (t) => {
+  const server = await app()
+  t.teardown(() => server.close())
+  const session = await openSession(server, V)
+  const forbidden = await send(server, sessionPost(session, V, call(1, 'plain', { task: {} })))
+  t.equal(forbidden.body.error.code, -32601)
+  t.match(forbidden.body.error.message, /Tool 'plain' does not run as a task/)
+  const required = await send(server, sessionPost(session, V, call(2, 'must')))
+  t.equal(required.body.error.code, -32601)
+  t.match(required.body.error.message, /Tool 'must' runs only as a task: call it with params.task/)
+  const notObject = await send(server, sessionPost(session, V, call(3, 'slow', { arguments: { n: 1 }, task: 5 })))
+  t.equal(notObject.body.error.code, -32602)
+  t.match(notObject.body.error.message, /"task" of tools\/call 'slow' must be an object/)
+  const badTtl = await send(server, sessionPost(session, V, call(4, 'slow', { arguments: { n: 1 }, task: { ttl: -1 } })))
+  t.equal(badTtl.body.error.code, -32602)
+  t.match(badTtl.body.error.message, /"task.ttl" .* must be a non-negative integer/)
+  const optionalInline = await send(server, sessionPost(session, V, call(51, 'slow', { arguments: { n: 2 } })))
+  t.notOk('task' in optionalInline.body.result, 'an optional task tool called without params.task runs inline')
+  const inline = await send(server, sessionPost(session, V, call(5, 'plain')))
+  t.same(inline.body.result.content, [{ type: 'text', text: 'inline' }], 'a tool without task is untouched')
+
+  const capped = await send(server, sessionPost(session, V, call(6, 'must', { task: { ttl: 99 * 3_600_000 } })))
+  t.equal(capped.body.result.task.ttl, 3_600_000, 'a ttl above tasks.maxTtl is capped')
+  const defaulted = await send(server, sessionPost(session, V, call(7, 'must', { task: { ttl: null } })))
+  t.equal(defaulted.body.result.task.ttl, 600_000, 'null (unlimited) is never granted: the default ttl')
+
+  const older = await openSession(server, '2025-06-18')
+  const ignored = await send(server, sessionPost(older, '2025-06-18', call(1, 'must', { task: {} })))
+  t.same(ignored.body.result.content, [{ type: 'text', text: 'as a task' }], 'an older session ignores params.task and runs inline')
+  for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']) {
+    const answer = await send(server, sessionPost(older, '2025-06-18', req(2, method, { taskId: 'x' })))
+    t.equal(answer.body.error.code, -32601, `${method} in 2025-06-18`)
+  }
+})
+
+t.test('unknown ids, bad params, bad cursors: -32602 naming what is wrong', async (t) => {
+  const server = await app({ pageSize: 1 })
+  t.teardown(() => server.close())
+  const session = await openSession(server, V)
+  for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+    const unknown = await send(server, sessionPost(session, V, req(1, method, { taskId: 'no-such-task' })))
+    t.equal(unknown.body.error.code, -32602, method)
+    t.match(unknown.body.error.message, /unknown task "no-such-task"/)
+    const missing = await send(server, sessionPost(session, V, req(2, method, {})))
+    t.equal(missing.body.error.code, -32602)
+    t.match(missing.body.error.message, new RegExp(`${method} needs "taskId" as a string`))
+  }
+  const badCursor = await send(server, sessionPost(session, V, req(3, 'tasks/list', { cursor: 'nope' })))
+  t.equal(badCursor.body.error.code, -32602)
+  t.match(badCursor.body.error.message, /unknown cursor "nope"/)
+  const numberCursor = await send(server, sessionPost(session, V, req(4, 'tasks/list', { cursor: 1 })))
+  t.equal(numberCursor.body.error.code, -32602)
+
+  // pages of pageSize
+  const a = (await send(server, sessionPost(session, V, call(5, 'must', { task: {} })))).body.result.task.taskId
+  const b = (await send(server, sessionPost(session, V, call(6, 'must', { task: {} })))).body.result.task.taskId
+  const first = await send(server, sessionPost(session, V, req(7, 'tasks/list', {})))
+  t.same(first.body.result.tasks.map((x: any) => x.taskId), [a])
+  const second = await send(server, sessionPost(session, V, req(8, 'tasks/list', { cursor: first.body.result.nextCursor })))
+  t.same(second.body.result.tasks.map((x: any) => x.taskId), [b])
+  t.notOk('nextCursor' in second.body.result)
+})
+
+t.test('a tool error is failed with its result; a throw is failed with a clean message', async (t) => {
+  const server = await app()
+  t.teardown(() => server.close())
+  const session = await openSession(server, V)
+  const failing = (await send(server, sessionPost(session, V, call(1, 'fails', { task: {} })))).body.result.task.taskId
+  const result = await send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: failing })))
+  t.equal(result.body.result.isError, true, 'tasks/result: exactly what tools/call would have answered')
+  t.same(result.body.result.content, [{ type: 'text', text: 'nope' }])
+  const status = await send(server, sessionPost(session, V, req(3, 'tasks/get', { taskId: failing })))
+  t.equal(status.body.result.status, 'failed', 'isError is failed in 2025-11-25')
+  t.equal(status.body.result.statusMessage, 'nope')
+
+  const throwing = (await send(server, sessionPost(session, V, call(4, 'throws', { task: {} })))).body.result.task.taskId
+  const thrown = await send(server, sessionPost(session, V, req(5, 'tasks/result', { taskId: throwing })))
+  t.same(thrown.body.result.content, [{ type: 'text', text: "Tool 'throws' failed with an internal error" }])
+  t.notMatch(thrown.raw, /secret detail/, 'the error stays in the log')
+
+  const meta = (await send(server, sessionPost(session, V, call(11, 'meta', { task: {} })))).body.result.task.taskId
+  const merged = await send(server, sessionPost(session, V, req(12, 'tasks/result', { taskId: meta })))
+  t.same(merged.body.result._meta, { trace: 'abc', [RELATED]: { taskId: meta } }, "the tool's own _meta is kept beside related-task")
+
+  const unsendable = (await send(server, sessionPost(session, V, call(6, 'bigint', { task: {} })))).body.result.task.taskId
+  const generic = await send(server, sessionPost(session, V, req(7, 'tasks/result', { taskId: unsendable })))
+  t.same(generic.body.result.content, [{ type: 'text', text: "Tool 'bigint' failed with an internal error" }], 'a result JSON cannot carry')
+})
+
+t.test('tasks/cancel: cancelled before the answer, the handler is told, terminal stays', async (t) => {
+  slow = gate()
+  aborted = undefined
+  const server = await app()
+  t.teardown(() => server.close())
+  const session = await openSession(server, V)
+  const id = (await send(server, sessionPost(session, V, call(1, 'slow', { arguments: { n: 1 }, task: {} })))).body.result.task.taskId
+  const waiting = send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: id })))
+  const cancelled = await send(server, sessionPost(session, V, req(3, 'tasks/cancel', { taskId: id })))
+  t.equal(cancelled.body.result.status, 'cancelled')
+  t.equal(cancelled.body.result.statusMessage, 'cancelled by the client')
+  t.match(String(aborted), /cancelled by the client/, 'ctx.signal aborted')
+  const result = await waiting
+  t.equal(result.body.error.code, -32603, 'tasks/result of a cancelled task: an error, no result')
+  t.match(result.body.error.message, /was cancelled/)
+  t.same(result.body.error.data._meta[RELATED], { taskId: id })
+  slow.open()
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  const after = await send(server, sessionPost(session, V, req(4, 'tasks/get', { taskId: id })))
+  t.equal(after.body.result.status, 'cancelled', 'finishing anyway does not change a cancelled task')
+  const twice = await send(server, sessionPost(session, V, req(5, 'tasks/cancel', { taskId: id })))
+  t.equal(twice.body.error.code, -32602)
+  t.match(twice.body.error.message, /already cancelled/)
+})
+
+t.test('another session (auth off) or another subject (auth on) cannot see a task', async (t) => {
+  const server = await app()
+  t.teardown(() => server.close())
+  const mine = await openSession(server, V)
+  const theirs = await openSession(server, V)
+  const id = (await send(server, sessionPost(mine, V, call(1, 'must', { task: {} })))).body.result.task.taskId
+  for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+    const answer = await send(server, sessionPost(theirs, V, req(2, method, { taskId: id })))
+    t.equal(answer.body.error.code, -32602, `${method}: the unknown-task error`)
+  }
+  t.same((await send(server, sessionPost(theirs, V, req(3, 'tasks/list', {})))).body.result.tasks, [])
+
+  const issuer = await startIssuer(t)
+  const secured = await authApp(issuer, {}, { tools: [{ name: 'must', task: true, execute: () => 'ok' }, { name: 'more', task: true, execute: () => { throw new InsufficientScopeError(['files:write']) } }] as any })
+  t.teardown(() => secured.close())
+  const alice = bearer(await issuer.sign({ sub: 'alice' }))
+  const bob = bearer(await issuer.sign({ sub: 'bob' }))
+  const aliceSession = await openSession(secured, V, { headers: alice })
+  const bobSession = await openSession(secured, V, { headers: bob })
+  const taskId = (await send(secured, sessionPost(aliceSession, V, call(1, 'must', { task: {} }), alice))).body.result.task.taskId
+  const refused = await send(secured, sessionPost(bobSession, V, req(2, 'tasks/get', { taskId }), bob))
+  t.equal(refused.body.error.code, -32602)
+  // the same subject in a new session still reaches its task: bound to the subject, not the session
+  const aliceAgain = await openSession(secured, V, { headers: alice })
+  const found = await send(secured, sessionPost(aliceAgain, V, req(3, 'tasks/get', { taskId }), alice))
+  t.equal(found.body.result.taskId, taskId)
+
+  // a protocol error inside the task (a scope it found it needs) is the task's JSON-RPC error
+  const scoped = (await send(secured, sessionPost(aliceSession, V, call(4, 'more', { task: {} }), alice))).body.result.task.taskId
+  const refusal = await send(secured, sessionPost(aliceSession, V, req(5, 'tasks/result', { taskId: scoped }), alice))
+  t.equal(refusal.body.error.code, -32600, "the refusal's own code (an AccessRefusal), at HTTP 200: the creating request was answered long ago")
+  t.match(refusal.body.error.message, /files:write/)
+  t.same(refusal.body.error.data._meta[RELATED], { taskId: scoped })
+  const failedGet = await send(secured, sessionPost(aliceSession, V, req(6, 'tasks/get', { taskId: scoped }), alice))
+  t.equal(failedGet.body.result.status, 'failed')
+})
+
+t.test('server close cancels running tasks and answers their waiters', async (t) => {
+  const server = await app({ tasks: { closeTimeout: 1000 } })
+  const session = await openSession(server, V)
+  const id = (await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task.taskId
+  const waiting = send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: id })))
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  await server.close()
+  const answer = await waiting
+  t.equal(answer.body.error.code, -32603)
+  t.match(answer.body.error.message, /was cancelled/)
+})
+
+t.test('a task past its ttl is failed', async (t) => {
+  const server = await app({ tasks: { maxTtl: 20 } })
+  // the expiry timer is unref'd (it never holds a process open): keep this one alive meanwhile
+  const alive = setInterval(() => {}, 1000)
+  t.teardown(async () => { clearInterval(alive); await server.close() })
+  const session = await openSession(server, V)
+  const id = (await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task.taskId
+  const answer = await send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: id })))
+  t.equal(answer.body.error.code, -32603)
+  t.match(answer.body.error.message, /failed: the task expired/)
+})
+
+t.test('2026-07-28 without the extension: an optional task tool runs inline, a required one is -32021', async (t) => {
+  const server = await app()
+  t.teardown(() => server.close())
+  const inline = await send(server, modernCall('fails', {}))
+  t.equal(inline.body.result.isError, true)
+  const required = await send(server, modernCall('must', {}))
+  t.equal(required.status, 400)
+  t.equal(required.body.error.code, -32021)
+  t.same(required.body.error.data.requiredCapabilities, { extensions: { 'io.modelcontextprotocol/tasks': {} } })
+})
+
+t.test('a task deleted while tasks/result waits: the unknown-task error', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const bus = new MemoryBus()
+  const server = await app({ tasks: { store }, bus })
+  t.teardown(async () => { await server.close(); store.close() })
+  const session = await openSession(server, V)
+  const id = (await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task.taskId
+  const waiting = send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: id })))
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  store.delete(id)
+  bus.publish({ type: 'taskStatus', taskId: id })
+  const answer = await waiting
+  t.equal(answer.body.error.code, -32602)
+  t.match(answer.body.error.message, /unknown task/)
+})
+
+t.test('a full store refuses a new task with -32603', async (t) => {
+  const server = await app({ tasks: { maxTasks: 1 } })
+  t.teardown(() => server.close())
+  const session = await openSession(server, V)
+  t.ok((await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task)
+  const full = await send(server, sessionPost(session, V, call(2, 'hangs', { task: {} })))
+  t.equal(full.body.error.code, -32603)
+  t.match(full.body.error.message, /too many tasks running/)
+})
