@@ -20,6 +20,37 @@ const elicited = (label, answer) => `${label}: action=${answer.action}, content=
 
 /** The tools. Every one has a description and an input schema: `tools-list` checks all of them. */
 export const tools = [
+  // the tasks extension scenarios (tasks-*): a cancellable long-running tool, a tool error, a crash
+  {
+    name: 'slow_compute',
+    description: 'Sleeps for `seconds` (cancellable), then reports; runs as a task for a client that takes one',
+    task: 'optional',
+    args: { seconds: Type.Number({ minimum: 0 }), label: Type.Optional(Type.String()) },
+    async execute ({ seconds, label }, ctx) {
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, seconds * 1000)
+        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
+      })
+      return `Computed ${label ?? 'result'} after ${seconds}s`
+    }
+  },
+  {
+    name: 'failing_job',
+    description: 'Runs only as a task and ends with a tool error after about a second',
+    task: 'required',
+    async execute (args, ctx) {
+      await sleep(1000)
+      return toolError('failing_job failed, as it always does')
+    }
+  },
+  {
+    name: 'protocol_error_job',
+    description: 'Runs as a task and crashes (a failed task with a JSON-RPC error)',
+    task: 'optional',
+    async execute () {
+      throw new Error('protocol_error_job crashed, as it always does')
+    }
+  },
   {
     // Named to sort first in tools/list (names sort by code unit: '_' < 'd'): the SEP-2243
     // custom-header scenario tests the FIRST listed tool declaring any x-mcp-header, through its

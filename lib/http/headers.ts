@@ -21,7 +21,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 export const NAME_SOURCE: Readonly<Record<string, string>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
-  'resources/read': 'uri'
+  'resources/read': 'uri',
+  // the tasks extension routes task methods by their task (SEP-2663)
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId'
 }
 
 function mismatch (message: string): ProtocolError {

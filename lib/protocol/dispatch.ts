@@ -15,7 +15,7 @@ import { getPrompt } from './methods/prompts.js'
 import { complete } from './methods/completion.js'
 import { setLevel } from './methods/logging.js'
 import { subscribe, unsubscribe } from './methods/subscriptions.js'
-import { cancelTask, getTask, listTasks, taskResult } from './methods/tasks.js'
+import { cancelModernTask, cancelTask, getModernTask, getTask, listTasks, taskResult, updateModernTask } from './methods/tasks.js'
 
 type Method = (server: ServerContext, call: Call) => string | Promise<string>
 
@@ -33,6 +33,10 @@ const modern = new Map<string, Method>([
   ['server/discover', (server) => (server.discover ??= discoverResult(server))],
   ['tools/list', listTools],
   ['tools/call', callTool],
+  // the io.modelcontextprotocol/tasks extension (no tasks/list, no tasks/result in this era)
+  ['tasks/get', getModernTask],
+  ['tasks/update', updateModernTask],
+  ['tasks/cancel', cancelModernTask],
   ...features
 ])
 

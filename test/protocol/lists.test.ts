@@ -169,7 +169,7 @@ t.test('server/discover and tools/list on the wire (was http/discover-and-list)'
     t.same(res.body.result, {
       resultType: 'complete',
       supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
-      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
       instructions: 'Use the tools.',
       ttlMs: 60_000,
       cacheScope: 'public',

@@ -28,7 +28,8 @@ export function discoverResult (server: ServerContext): string {
     resultType: 'complete',
     // every version we serve, legacy included: the same list an unsupported-version error gives
     supportedVersions: SUPPORTED_VERSIONS,
-    capabilities: capabilities(),
+    // the tasks extension: served per request, to requests that declare it (methods/tasks.ts)
+    capabilities: { ...capabilities(), extensions: { 'io.modelcontextprotocol/tasks': {} } },
     instructions: server.instructions,
     ttlMs: server.ttl,
     cacheScope: 'public',

@@ -10,6 +10,7 @@ import { describe, isObject } from '../../values.js'
 import type { CompiledTool } from '../../define/tool.js'
 import type { Call } from '../call.js'
 import type { ServerContext } from '../server.js'
+import { resultJson } from '../results.js'
 import { ownerOf, type Outcome } from '../tasks/lifecycle.js'
 
 /** The only 2025 revision with tasks; older sessions ignore `params.task` (they never declared it). */
@@ -32,6 +33,33 @@ export function taskWire (record: TaskRecord): Record<string, unknown> {
   return task
 }
 
+/** A 2026-07-28 `Task` (the extension's field names: `ttlMs`, `pollIntervalMs`). */
+function modernTask (record: TaskRecord): Record<string, unknown> {
+  const task: Record<string, unknown> = {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ttlMs: record.ttl
+  }
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
+  // a positive integer when present (0 would tell a client to poll without pause)
+  if (record.pollInterval !== undefined && record.pollInterval > 0) task.pollIntervalMs = record.pollInterval
+  return task
+}
+
+/** Whether this 2026-07-28 request declared the tasks extension (per request: there is no session). */
+function declared (call: Call): boolean {
+  const extensions = call.client.capabilities.extensions
+  return isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined
+}
+
+function missingExtension (what: string): ProtocolError {
+  return new ProtocolError(MISSING_CLIENT_CAPABILITY, `${what} needs the ${TASKS_EXTENSION} extension: declare it in the request's clientCapabilities.extensions`, 400, {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }
+  })
+}
+
 /** The `ttl` a `params.task` asks for, or -32602 naming what is wrong. */
 function requestedTtl (tool: CompiledTool, task: unknown): number | undefined {
   if (!isObject(task)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: "task" of tools/call '${tool.name}' must be an object ({ ttl? }), got ${describe(task)}`)
@@ -52,13 +80,17 @@ export async function taskCall (
   server: ServerContext, call: Call, tool: CompiledTool, work: (signal: AbortSignal) => Promise<Outcome>
 ): Promise<string | undefined> {
   if (call.era === 'modern') {
-    // the 2026-07-28 extension is not served yet: a tool that only runs as a task cannot be called
-    if (tool.task === 'required') {
-      throw new ProtocolError(MISSING_CLIENT_CAPABILITY, `Tool '${tool.name}' runs only as a task, which needs the ${TASKS_EXTENSION} extension`, 400, {
-        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }
-      })
+    // server-directed: a task tool runs as a task for every request that declared the extension,
+    // and never for one that did not (a required one is then -32021)
+    // params.task is a 2025 field: it promotes nothing here
+    if (tool.task === undefined) return undefined
+    if (!declared(call)) {
+      if (tool.task === 'required') throw missingExtension(`Tool '${tool.name}' runs only as a task, which`)
+      return undefined
     }
-    return undefined
+    const record = await server.tasks.start(call, server.tasks.grant(undefined), work)
+    if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running; try again later')
+    return resultJson(server, 'modern', { resultType: 'task', ...modernTask(record) })
   }
   // older sessions never saw the tasks capability: a task request is an ordinary one there
   if (call.protocolVersion !== TASKS_VERSION) return undefined
@@ -72,6 +104,39 @@ export async function taskCall (
   const record = await server.tasks.start(call, ttl, work)
   if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running; try again later')
   return JSON.stringify({ task: taskWire(record) })
+}
+
+/** 2026-07-28: the extension declared, a string taskId, and the caller's own task, or the spec's error. */
+async function modernRecord (server: ServerContext, call: Call): Promise<TaskRecord> {
+  if (!declared(call)) throw missingExtension(call.method)
+  return await recordOf(server, call)
+}
+
+/** 2026-07-28 `tasks/get`: the `DetailedTask`, with `result` once completed and `error` once failed. */
+export async function getModernTask (server: ServerContext, call: Call): Promise<string> {
+  const record = await modernRecord(server, call)
+  const task = modernTask(record)
+  if (record.status === 'completed' && record.result !== undefined) task.result = record.result
+  if (record.status === 'failed' && record.error !== undefined) task.error = record.error
+  return resultJson(server, 'modern', task)
+}
+
+/**
+ * 2026-07-28 `tasks/update`: an empty ack. This server's tasks ask no questions yet (no
+ * `input_required` in this era), so every `inputResponses` key is unknown and ignored, as the
+ * extension says; a malformed one is still -32602.
+ */
+export async function updateModernTask (server: ServerContext, call: Call): Promise<string> {
+  await modernRecord(server, call)
+  if (!isObject(call.params.inputResponses)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: tasks/update needs "inputResponses" as an object, got ${describe(call.params.inputResponses)}`)
+  return resultJson(server, 'modern', {})
+}
+
+/** 2026-07-28 `tasks/cancel`: an empty ack, also for a task already terminal (cooperative, idempotent). */
+export async function cancelModernTask (server: ServerContext, call: Call): Promise<string> {
+  const record = await modernRecord(server, call)
+  await server.tasks.cancel(record.taskId)
+  return resultJson(server, 'modern', {})
 }
 
 /** Tasks methods exist in 2025-11-25 sessions only. */

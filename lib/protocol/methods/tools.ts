@@ -1,7 +1,7 @@
 /** `tools/list` and `tools/call`, for both eras. */
 import { AccessRefusal, ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
 import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
-import { INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { describe } from '../../values.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
@@ -58,8 +58,13 @@ function asked (ctx: CallContext): boolean {
 /** Stands for the result of a run that ended on an unanswered question; never sent. */
 const PENDING = errorResult('input required')
 
+/** The results `internalFailure` made: inside a 2026-07-28 task, a crash is `failed`, not a tool error. */
+const crashed = new WeakSet<object>()
+
 function internalFailure (tool: CompiledTool): CallToolResult {
-  return errorResult(`Tool '${tool.name}' failed with an internal error`)
+  const result = errorResult(`Tool '${tool.name}' failed with an internal error`)
+  crashed.add(result)
+  return result
 }
 
 /**
@@ -107,7 +112,13 @@ async function runTask (server: ServerContext, call: Call, tool: CompiledTool, a
   const detached: Call = { ...call, transport, channel: undefined, openStream: undefined, outcome: undefined }
   const ctx = new CallContext(detached, tool.logBindings, server.input)
   try {
-    const result = JSON.parse(resultJson(server, call.era, await run(tool, args, detached, ctx))) as Record<string, unknown>
+    const returned = await run(tool, args, detached, ctx)
+    const result = JSON.parse(resultJson(server, call.era, returned)) as Record<string, unknown>
+    // 2026-07-28: a tool that ran and reported an error is completed (the extension); a crash is failed
+    if (call.era === 'modern') {
+      if (crashed.has(returned)) return { status: 'failed', statusMessage: `Tool '${tool.name}' failed with an internal error`, error: { code: INTERNAL_ERROR, message: `Tool '${tool.name}' failed with an internal error` } }
+      return { status: 'completed', result }
+    }
     if (result.isError === true) {
       // every error result `run` makes is `errorResult(message)`: its first block is that text
       return { status: 'failed', statusMessage: (result.content as Array<{ text: string }>)[0]!.text, result }
@@ -116,6 +127,7 @@ async function runTask (server: ServerContext, call: Call, tool: CompiledTool, a
   } catch (err) {
     if (err instanceof ProtocolError) return { status: 'failed', statusMessage: err.message, error: { code: err.code, message: err.message, data: err.data } }
     ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
+    if (call.era === 'modern') return { status: 'failed', statusMessage: `Tool '${tool.name}' failed with an internal error`, error: { code: INTERNAL_ERROR, message: `Tool '${tool.name}' failed with an internal error` } }
     return { status: 'failed', statusMessage: `Tool '${tool.name}' failed with an internal error`, result: JSON.parse(resultJson(server, call.era, internalFailure(tool))) as Record<string, unknown> }
   }
 }

@@ -5,7 +5,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, toolError, withMeta, InsufficientScopeError } from '../../../lib/index.js'
 import { build } from '../../helpers/app.js'
-import { openSession, sessionPost, send, modernCall } from '../../helpers/requests.js'
+import { openSession, sessionPost, send, modernCall, modernRequest } from '../../helpers/requests.js'
 import { authApp, bearer, startIssuer } from '../../helpers/tokens.js'
 import { MemoryTaskStore } from '../../../lib/state/memory-task-store.js'
 import { MemoryBus } from '../../../lib/state/memory-bus.js'
@@ -317,6 +317,116 @@ t.test('a full store refuses a new task with -32603', async (t) => {
   const session = await openSession(server, V)
   t.ok((await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task)
   const full = await send(server, sessionPost(session, V, call(2, 'hangs', { task: {} })))
+  t.equal(full.body.error.code, -32603)
+  t.match(full.body.error.message, /too many tasks running/)
+})
+
+// ---- 2026-07-28: the io.modelcontextprotocol/tasks extension ----
+
+const EXT = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+
+function modern (method: string, params: Record<string, unknown>, withExtension = true): ReturnType<typeof modernRequest> {
+  const headers = typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {}
+  return modernRequest(method, withExtension ? { ...params, _meta: EXT } : params, headers)
+}
+
+async function until (server: FastifyInstance, taskId: string, done: (status: string) => boolean): Promise<any> {
+  for (;;) {
+    const got = await send(server, modern('tasks/get', { taskId }))
+    if (done(got.body.result.status)) return got.body.result
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+t.test('2026-07-28: discover advertises the extension; a declaring request gets a flat CreateTaskResult', async (t) => {
+  slow = gate()
+  const server = await app()
+  t.teardown(() => server.close())
+  const discover = await send(server, modernRequest('server/discover'))
+  t.same(discover.body.result.capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} })
+  t.notOk('tasks' in discover.body.result.capabilities, 'no v1-style tasks slot')
+
+  const created = await send(server, modern('tools/call', { name: 'slow', arguments: { n: 4 } }))
+  const task = created.body.result
+  t.equal(task.resultType, 'task')
+  t.match(task, { status: 'working', ttlMs: 600_000, pollIntervalMs: 1000 })
+  t.notOk('task' in task, 'flat: no nested task')
+  t.notOk('ttl' in task || 'pollInterval' in task, 'no 2025 field names')
+  t.ok(task._meta['io.modelcontextprotocol/serverInfo'], 'serverInfo _meta, as every modern result')
+
+  const working = await send(server, modern('tasks/get', { taskId: task.taskId }))
+  t.equal(working.body.result.resultType, 'complete')
+  t.equal(working.body.result.status, 'working')
+  t.notOk('result' in working.body.result)
+  slow.open()
+  const done = await until(server, task.taskId, (status) => status === 'completed')
+  t.same(done.result.structuredContent, { doubled: 8 })
+  t.notOk(JSON.stringify(done.result).includes(RELATED), 'no related-task _meta inside the inlined result')
+
+  const inline = await send(server, modernRequest('tools/call', { name: 'slow', arguments: { n: 1 } }))
+  slow = gate()
+  t.equal(inline.body.result.resultType, 'complete', 'without the extension: inline')
+
+  const sync = await send(server, modern('tools/call', { name: 'plain', arguments: {} }))
+  t.equal(sync.body.result.resultType, 'complete', 'a tool without task is never a task')
+  const hinted = await send(server, modern('tools/call', { name: 'plain', arguments: {}, task: { ttl: 60_000 } }))
+  t.equal(hinted.body.result.resultType, 'complete', 'the 2025 params.task promotes nothing in 2026-07-28')
+  t.same(hinted.body.result.content, [{ type: 'text', text: 'inline' }])
+})
+
+t.test('2026-07-28: a tool error is completed with isError; a crash is failed with a JSON-RPC error', async (t) => {
+  const server = await app()
+  t.teardown(() => server.close())
+  const failing = (await send(server, modern('tools/call', { name: 'fails', arguments: {} }))).body.result.taskId
+  const completed = await until(server, failing, (status) => status !== 'working')
+  t.equal(completed.status, 'completed')
+  t.equal(completed.result.isError, true)
+  const crashing = (await send(server, modern('tools/call', { name: 'throws', arguments: {} }))).body.result.taskId
+  const failed = await until(server, crashing, (status) => status !== 'working')
+  t.equal(failed.status, 'failed')
+  t.same(failed.error, { code: -32603, message: "Tool 'throws' failed with an internal error" })
+  t.notOk('result' in failed)
+  const unsendable = (await send(server, modern('tools/call', { name: 'bigint', arguments: {} }))).body.result.taskId
+  t.equal((await until(server, unsendable, (status) => status !== 'working')).status, 'failed')
+})
+
+t.test('2026-07-28: tasks/cancel and tasks/update are empty acks; errors by the extension', async (t) => {
+  slow = gate()
+  const server = await app()
+  t.teardown(() => server.close())
+  const id = (await send(server, modern('tools/call', { name: 'slow', arguments: { n: 1 } }))).body.result.taskId
+  const update = await send(server, modern('tasks/update', { taskId: id, inputResponses: { nobody: { action: 'accept' } } }))
+  t.equal(update.body.result.resultType, 'complete')
+  t.notOk('taskId' in update.body.result)
+  const badUpdate = await send(server, modern('tasks/update', { taskId: id, inputResponses: 5 }))
+  t.equal(badUpdate.body.error.code, -32602)
+  t.match(badUpdate.body.error.message, /"inputResponses" as an object/)
+  const cancel = await send(server, modern('tasks/cancel', { taskId: id }))
+  t.same(Object.keys(cancel.body.result).sort(), ['_meta', 'resultType'])
+  t.equal((await send(server, modern('tasks/get', { taskId: id }))).body.result.status, 'cancelled')
+  const again = await send(server, modern('tasks/cancel', { taskId: id }))
+  t.equal(again.body.result.resultType, 'complete', 'idempotent on a terminal task')
+  slow.open()
+
+  for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+    const unknown = await send(server, modern(method, { taskId: 'nope', inputResponses: {} }))
+    t.equal(unknown.body.error.code, -32602, `${method}: unknown task`)
+    const undeclared = await send(server, modern(method, { taskId: id, inputResponses: {} }, false))
+    t.equal(undeclared.status, 400)
+    t.equal(undeclared.body.error.code, -32021, `${method} without the extension`)
+    t.same(undeclared.body.error.data.requiredCapabilities, { extensions: { 'io.modelcontextprotocol/tasks': {} } })
+  }
+  const list = await send(server, modern('tasks/list', {}))
+  t.equal(list.status, 404, 'no tasks/list in this era')
+  const mismatch = await send(server, modernRequest('tasks/get', { taskId: id, _meta: EXT }, { 'mcp-name': 'other' }))
+  t.equal(mismatch.body.error.code, -32020, 'Mcp-Name must equal the taskId')
+})
+
+t.test('2026-07-28: a full store refuses a new task with -32603', async (t) => {
+  const server = await app({ tasks: { maxTasks: 1 } })
+  t.teardown(() => server.close())
+  t.equal((await send(server, modern('tools/call', { name: 'hangs', arguments: {} }))).body.result.resultType, 'task')
+  const full = await send(server, modern('tools/call', { name: 'hangs', arguments: {} }))
   t.equal(full.body.error.code, -32603)
   t.match(full.body.error.message, /too many tasks running/)
 })
