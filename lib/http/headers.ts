@@ -28,6 +28,17 @@ export const NAME_SOURCE: Readonly<Record<string, string>> = {
   'tasks/cancel': 'taskId'
 }
 
+/**
+ * The targets that may be written where they outlive the request (log lines, traces): a tool,
+ * prompt or resource. Never a task id: without a known principal it is the task's only handle,
+ * and whoever reads the logs could read the task's result with it.
+ */
+export const LOGGED_NAME: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri'
+}
+
 function mismatch (message: string): ProtocolError {
   return new ProtocolError(HEADER_MISMATCH, `Header mismatch: ${message}`, 400)
 }

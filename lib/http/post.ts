@@ -16,7 +16,7 @@ import { isModern, readModernMeta } from '../protocol/meta.js'
 import { authorize } from './access.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
-import { NAME_SOURCE, headerValue } from './headers.js'
+import { LOGGED_NAME, headerValue } from './headers.js'
 import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from './legacy.js'
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
@@ -88,7 +88,7 @@ export async function handlePost (endpoint: Endpoint, request: FastifyRequest, r
  * "request completed" included (it logs through `reply.log`), so a call can be found by its tool.
  */
 function bindLog (request: FastifyRequest, reply: FastifyReply, method: string, params: Record<string, unknown> | undefined): void {
-  const field = NAME_SOURCE[method]
+  const field = LOGGED_NAME[method]
   const name = field === undefined ? undefined : params?.[field]
   const log = request.log.child({ mcp: typeof name === 'string' ? { method, name } : { method } })
   request.log = log

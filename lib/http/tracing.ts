@@ -25,7 +25,7 @@ import { isObject } from '../values.js'
 import type { Session } from '../state/session-store.js'
 import type { Registry } from '../define/registry.js'
 import type { Call, CallOutcome } from '../protocol/call.js'
-import { NAME_SOURCE } from './headers.js'
+import { LOGGED_NAME } from './headers.js'
 import { requestInfo } from './request-info.js'
 /** The name of the TracingChannel: `diagnostics_channel.tracingChannel('fastify-sake:request')`. */
 export const REQUEST_CHANNEL = 'fastify-sake:request'
@@ -40,7 +40,7 @@ export const REQUEST_CHANNEL = 'fastify-sake:request'
 export interface McpRequestTrace extends CallOutcome {
   /** The JSON-RPC method (`tools/call`, `notifications/initialized`). */
   readonly method: string
-  /** What `Mcp-Name` carries: the tool or prompt name, the resource URI; undefined for other methods. */
+  /** The tool or prompt name, the resource URI; undefined for other methods (a task method's task id, a handle, never). */
   readonly name: string | undefined
   /** `modern` (2026-07-28) or `legacy` (2025); undefined for a message of neither (answered 400). */
   era: Era | undefined
@@ -77,7 +77,7 @@ export function hasSpan (request: FastifyRequest): boolean {
 
 /** The trace of one message, as far as the message itself tells (its handler fills in the rest). */
 export function traceOf (request: FastifyRequest, method: string, params: Record<string, unknown> | undefined, id: RequestId | undefined, era: Era | undefined, protocolVersion: string | undefined, sessionId: string | undefined): McpRequestTrace {
-  const field = NAME_SOURCE[method]
+  const field = LOGGED_NAME[method]
   const name = field === undefined ? undefined : params?.[field]
   return { method, name: typeof name === 'string' ? name : undefined, era, protocolVersion, id, sessionId, request }
 }

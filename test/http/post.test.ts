@@ -33,6 +33,14 @@ t.test('"request completed" names the method and the tool, in both eras', async 
   t.same(completed(lines).at(-1)?.mcp, { method: 'tools/call', name: 'add' }, 'a 2025 session call, which sends no Mcp-Name')
 })
 
+t.test('a task id never reaches the log: it may be the task\'s only handle', async (t) => {
+  const { app, lines } = await server(t, { scopes: { admin: 'Admin' } })
+  const taskId = 'a1b2c3d4-secret-handle'
+  await app.inject(modernRequest('tasks/get', { taskId }, { 'mcp-name': taskId }))
+  t.same(completed(lines).at(-1)?.mcp, { method: 'tasks/get' }, 'the method alone')
+  t.notOk(lines.some((line) => JSON.stringify(line).includes(taskId)), 'in no line at all')
+})
+
 t.test('an unknown tool and a tool that throws leave a line to search for', async (t) => {
   const { app, lines } = await server(t, { scopes: { admin: 'Admin' } })
   await app.inject(modernRequest('tools/call', { name: 'nope', arguments: {} }))

@@ -7,7 +7,7 @@ import * as api from '@opentelemetry/api'
 import type { FastifyRequest } from 'fastify'
 import { provider, spanNamed, takeSpans } from '../helpers/otel.js'
 import { build } from '../helpers/app.js'
-import { modernCall, modernMeta, modernPost, openSession, send, sessionPost } from '../helpers/requests.js'
+import { modernCall, modernMeta, modernPost, modernRequest, openSession, send, sessionPost } from '../helpers/requests.js'
 import { Type, REQUEST_CHANNEL, type McpRequestTrace } from '../../lib/index.js'
 import { Registry } from '../../lib/define/registry.js'
 import { Spans, TRACER_NAME, Tracing, openTelemetry, type OtelApi } from '../../lib/http/tracing.js'
@@ -411,4 +411,15 @@ t.test('spans alone (no channel subscriber): a batch item gets its span', async 
   const res = await send(app, sessionPost(sessionId, '2025-03-26', [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-protocol-version': undefined }))
   t.equal(res.status, 200)
   t.match(spanNamed(takeSpans(), 'ping').attributes, { 'mcp.session.id': sessionId, 'jsonrpc.request.id': '1' })
+})
+
+t.test('a task method is traced without its task id (a handle, not a target)', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const events = listen(t)
+  const taskId = 'a1b2c3d4-secret-handle'
+  await send(app, modernRequest('tasks/get', { taskId }, { 'mcp-name': taskId }))
+  t.match(events.at(-1)![2], { method: 'tasks/get', name: undefined })
+  const span = spanNamed(takeSpans(), 'tasks/get')
+  t.notOk(JSON.stringify(span.attributes).includes(taskId))
 })
