@@ -19,33 +19,33 @@ export const TASKS_VERSION = '2025-11-25'
 /** The extension's id (2026-07-28). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 
-/** A 2025-11-25 `Task`. */
-export function taskWire (record: TaskRecord): Record<string, unknown> {
+/**
+ * A `Task` as one era names its fields: 2025-11-25 says `ttl` and `pollInterval`, the 2026-07-28
+ * extension `ttlMs` and `pollIntervalMs`, where a poll interval must be a positive integer when
+ * present (0 would tell a client to poll without pause).
+ */
+function wireTask (record: TaskRecord, modern: boolean): Record<string, unknown> {
   const task: Record<string, unknown> = {
     taskId: record.taskId,
     status: record.status,
     createdAt: new Date(record.createdAt).toISOString(),
     lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
-    ttl: record.ttl
+    [modern ? 'ttlMs' : 'ttl']: record.ttl
   }
   if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
-  if (record.pollInterval !== undefined) task.pollInterval = record.pollInterval
+  const poll = record.pollInterval
+  if (poll !== undefined && (!modern || poll > 0)) task[modern ? 'pollIntervalMs' : 'pollInterval'] = poll
   return task
+}
+
+/** A 2025-11-25 `Task`. */
+export function taskWire (record: TaskRecord): Record<string, unknown> {
+  return wireTask(record, false)
 }
 
 /** A 2026-07-28 `Task` (the extension's field names: `ttlMs`, `pollIntervalMs`). */
 function modernTask (record: TaskRecord): Record<string, unknown> {
-  const task: Record<string, unknown> = {
-    taskId: record.taskId,
-    status: record.status,
-    createdAt: new Date(record.createdAt).toISOString(),
-    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
-    ttlMs: record.ttl
-  }
-  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
-  // a positive integer when present (0 would tell a client to poll without pause)
-  if (record.pollInterval !== undefined && record.pollInterval > 0) task.pollIntervalMs = record.pollInterval
-  return task
+  return wireTask(record, true)
 }
 
 /** Whether this 2026-07-28 request declared the tasks extension (per request: there is no session). */
