@@ -444,3 +444,33 @@ expectType<number>()(refusal.status)
     return config
   })
 }
+
+// ---- tasks: the tool option, and the store contract a user may implement
+{
+  app.registerTool({ name: 'as_task', task: 'optional', args: { n: Type.Number() }, execute: ({ n }) => n * 2 })
+  app.registerTool({ name: 'only_task', task: true, execute: () => 'x' })
+  app.registerTool({ name: 'only_task_too', task: 'required', execute: () => 'x' })
+  // @ts-expect-error task is 'optional', 'required' or true
+  app.registerTool({ name: 'bad_task', task: 'sometimes', execute: () => 'x' })
+  // @ts-expect-error false is no task: leave the option out
+  app.registerTool({ name: 'bad_task2', task: false, execute: () => 'x' })
+  // a task tool's prepare still types execute's arguments
+  app.registerTool({
+    name: 'prepared_task',
+    task: 'required',
+    args: { id: Type.String() },
+    prepare: ({ id }) => ({ id, at: 1 }),
+    execute: (args) => { expectType<{ id: string, at: number }>()(args); return args.id }
+  })
+  const store: import('fastify-sake').TaskStore = new (await import('fastify-sake')).MemoryTaskStore({ maxTasks: 10 })
+  await Fastify().register(sake, { name: 'x', version: '1', tasks: { store, ttl: 60_000, maxTtl: 120_000, pollInterval: 500, closeTimeout: 1000 } })
+  const record: import('fastify-sake').TaskRecord | undefined = await store.get('id')
+  if (record !== undefined) {
+    expectType<number>()(record.version)
+    expectType<import('fastify-sake').TaskStatus>()(record.status)
+  }
+  // @ts-expect-error transition compares the version (a number), not a status
+  void store.transition('id', 'working', { status: 'completed' })
+  // @ts-expect-error maxTasks sizes the in-memory store: a number
+  await Fastify().register(sake, { name: 'x', version: '1', tasks: { maxTasks: 'many' } })
+}

@@ -28,8 +28,11 @@ export function answersAsStream (request: FastifyRequest, call: Call): boolean {
   return meta?.progressToken !== undefined
 }
 
-/** Methods whose handler may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.roots`). */
-const ASKING = new Set(['tools/call', 'prompts/get', 'resources/read'])
+/**
+ * Methods whose handler may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.roots`),
+ * and `tasks/result`, which carries the questions of the task it waits on.
+ */
+const ASKING = new Set(['tools/call', 'prompts/get', 'resources/read', 'tasks/result'])
 
 /**
  * Whether a 2025 call could need an event stream to ask its client something: a method that may

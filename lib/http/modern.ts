@@ -8,6 +8,7 @@ import { ProtocolError } from '../errors.js'
 import { SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
 import { UNSUPPORTED_PROTOCOL_VERSION, resultText, type Message } from '../spec/jsonrpc.js'
 import type { Call } from '../protocol/call.js'
+import { listenFilter } from '../protocol/methods/subscriptions.js'
 import { dispatch } from '../protocol/dispatch.js'
 import { readModernMeta, type ModernMeta } from '../protocol/meta.js'
 import { targetOf, type Target } from '../protocol/target.js'
@@ -67,6 +68,8 @@ export async function answerModern (endpoint: Endpoint, request: FastifyRequest,
     outcome: outcomeOf(request)
   }
   if (answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
-  if (call.method === 'subscriptions/listen') return endpoint.streams.listens.listen(request, reply, call)
+  if (call.method === 'subscriptions/listen') {
+    return endpoint.streams.listens.listen(request, reply, call, await listenFilter(endpoint.server, call), endpoint.server.tasks.store)
+  }
   return sendJson(reply, 200, resultText(call.id, await dispatch(endpoint.server, call)))
 }

@@ -87,10 +87,17 @@ export class SessionStreams {
     }
   }
 
-  /** A bus event for a session's GET stream: list changes always, resource updates if subscribed. */
+  /**
+   * A bus event for a session's GET stream: list changes always, resource updates if subscribed,
+   * and the notifications addressed to the session (its tasks').
+   */
   private toSession (sessionId: string, outbox: Outbox, event: BusEvent, log: Logger): void {
     if (event.type === 'listChanged') {
       outbox.push(notificationText(`notifications/${event.list}/list_changed`))
+      return
+    }
+    if (event.type === 'sessionNotification') {
+      if (event.sessionId === sessionId) outbox.push(event.message)
       return
     }
     if (event.type !== 'resourceUpdated') return

@@ -81,15 +81,14 @@ export class FeatureContext implements RequestContext {
 
   /** Made on the first question: most handlers never ask one. */
   private input (): ClientInput {
-    if (this.clientInput === undefined) {
-      let asker: Asker | undefined
-      if (this.asks) {
-        asker = this.call.era === 'modern'
-          ? (this.round = new RoundTrip(this.retry?.answers))
-          : new StreamAsker(this.call, this.settings.timeout, () => this.signal)
-      }
-      this.clientInput = new ClientInput(this.call, asker, this.settings.validators)
-    }
+    this.clientInput ??= new ClientInput(this.call, this.asks ? this.asker() : undefined, this.settings.validators)
     return this.clientInput
+  }
+
+  /** What carries this run's questions: the era's own (a running task's context has its own). */
+  protected asker (): Asker {
+    return this.call.era === 'modern'
+      ? (this.round = new RoundTrip(this.retry?.answers))
+      : new StreamAsker(this.call, this.settings.timeout, () => this.signal)
   }
 }

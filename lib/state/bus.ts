@@ -18,8 +18,14 @@ export type BusEvent =
    * question takes it.
    */
   | { readonly type: 'clientResponse', readonly sessionId: string, readonly id: string | number, readonly answer: ClientAnswer }
-  /** A task changed status (`protocol/tasks/lifecycle.ts`): whoever waits on it reads the store again. */
+  /** A task changed (`protocol/tasks/lifecycle.ts`): whoever waits on it reads the store again. */
   | { readonly type: 'taskStatus', readonly taskId: string }
+  /**
+   * One JSON-RPC notification (its text) for a 2025 session's standalone GET stream, on whichever
+   * instance holds it: a task's status change or its progress, when no `tasks/result` stream
+   * waits on the task here.
+   */
+  | { readonly type: 'sessionNotification', readonly sessionId: string, readonly message: string }
 
 export type BusListener = (event: BusEvent) => void
 

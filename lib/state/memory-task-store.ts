@@ -2,7 +2,7 @@
  * The default task store: a Map in creation order, bounded in count, each record dropped once past
  * its ttl (checked on read, and swept on an unref'd timer).
  */
-import { TERMINAL, type TaskPage, type TaskPatch, type TaskRecord, type TaskStatus, type TaskStore } from './task-store.js'
+import { TERMINAL, type TaskPage, type TaskPatch, type TaskRecord, type TaskStore } from './task-store.js'
 
 export interface MemoryTaskStoreOptions {
   /** Most records kept; the oldest terminal one makes room, and a store full of live tasks refuses. */
@@ -46,10 +46,10 @@ export class MemoryTaskStore implements TaskStore {
     return record
   }
 
-  transition (taskId: string, from: TaskStatus, patch: TaskPatch): boolean {
+  transition (taskId: string, version: number, patch: TaskPatch): boolean {
     const record = this.get(taskId)
-    if (record === undefined || record.status !== from) return false
-    this.records.set(taskId, { ...record, ...patch })
+    if (record === undefined || record.version !== version) return false
+    this.records.set(taskId, { ...record, ...patch, version: version + 1 })
     return true
   }
 

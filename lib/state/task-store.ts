@@ -2,7 +2,7 @@
  * Tasks (long-running tool calls, issue 13): what a task record holds and the store contract behind
  * it. A record is plain JSON, so a networked store (Redis) keeps it as it is. The store knows no
  * protocol rule: which transition is legal lives in `protocol/tasks/lifecycle.ts`; the store only
- * applies a change when the status is still the one the caller read (compare-and-set).
+ * applies a change when the record is still the one the caller read (compare-and-set on `version`).
  */
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
@@ -16,13 +16,31 @@ export interface TaskError {
   readonly data?: unknown
 }
 
+/** A question a running task asks the client: `elicitation/create`, `sampling/createMessage` or `roots/list`. */
+export interface TaskQuestion {
+  readonly method: string
+  readonly params: Record<string, unknown>
+}
+
+/** The client's answer to a task's question: its result, or (2025 sessions) the JSON-RPC error it answered with. */
+export type TaskAnswer =
+  | { readonly result: unknown }
+  | { readonly error: TaskError }
+
 export interface TaskRecord {
   /** Unguessable (`crypto.randomUUID()`). */
   readonly taskId: string
+  /**
+   * Bumped by the store on every applied transition (0 at creation): what compare-and-set
+   * compares, so that two writers changing the questions of one status never lose each other's.
+   */
+  readonly version: number
   /** The principal that created it (`sub:…`, `session:…` or `anonymous`); only it may see the task. */
   readonly owner: string
   /** The revision of the request that created it: its result is answered in that revision's shape. */
   readonly protocolVersion: string
+  /** The 2025 session that created it: its standalone stream gets the task's notifications. */
+  readonly sessionId?: string | undefined
   readonly status: TaskStatus
   readonly statusMessage?: string | undefined
   /** Milliseconds since the epoch (sent as ISO 8601). */
@@ -37,12 +55,14 @@ export interface TaskRecord {
   readonly result?: Record<string, unknown> | undefined
   /** Once `failed` with a JSON-RPC error: that error. */
   readonly error?: TaskError | undefined
-  /** While `input_required` in 2026-07-28: the outstanding questions by key. */
-  readonly inputRequests?: Readonly<Record<string, unknown>> | undefined
+  /** The questions the running task waits on, by key (`input_required` while there is one). */
+  readonly inputRequests?: Readonly<Record<string, TaskQuestion>> | undefined
+  /** Answers delivered (`tasks/update`, or a 2025 response on a `tasks/result` stream), by key. */
+  readonly inputResponses?: Readonly<Record<string, TaskAnswer>> | undefined
 }
 
 /** What a transition may change: everything but the identity. */
-export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'owner' | 'protocolVersion' | 'createdAt' | 'ttl'>>
+export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'version' | 'owner' | 'protocolVersion' | 'sessionId' | 'createdAt' | 'ttl'>>
 
 export interface TaskPage {
   readonly tasks: readonly TaskRecord[]
@@ -55,8 +75,9 @@ export interface TaskPage {
  * - `create` stores a new record; it returns false when the store is full (nothing stored);
  * - `get` returns the record, or undefined once it is unknown, deleted, or terminal and past its
  *   ttl (`createdAt + ttl`, or `keepUntil` when set);
- * - `transition` applies `patch` only if the stored status is still `from`, and says whether it did
- *   (compare-and-set: a Redis store does it in one script or WATCH/MULTI);
+ * - `transition` applies `patch` only if the stored `version` is still `version`, stores it with
+ *   `version + 1`, and says whether it did (compare-and-set: a Redis store does it in one script
+ *   or WATCH/MULTI);
  * - `list` returns one owner's records, oldest first, `limit` at most, after `cursor` (opaque;
  *   undefined from the store means a cursor it does not know);
  * - `delete` forgets a record;
@@ -65,7 +86,7 @@ export interface TaskPage {
 export interface TaskStore {
   create (record: TaskRecord): boolean | Promise<boolean>
   get (taskId: string): TaskRecord | undefined | Promise<TaskRecord | undefined>
-  transition (taskId: string, from: TaskStatus, patch: TaskPatch): boolean | Promise<boolean>
+  transition (taskId: string, version: number, patch: TaskPatch): boolean | Promise<boolean>
   list (owner: string, cursor: string | undefined, limit: number): TaskPage | undefined | Promise<TaskPage | undefined>
   delete (taskId: string): void | Promise<void>
   close? (): void | Promise<void>

@@ -18,7 +18,7 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
   t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'create_note', 'echo', 'get_note', 'greet'])
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'count', 'create_note', 'echo', 'get_note', 'greet'])
   const add = tools.find((tool) => tool.name === 'add')!
   t.equal((add.inputSchema.properties as any).precision['x-mcp-header'], 'Precision', 'the header annotation reaches the client')
 
@@ -41,6 +41,8 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
 
   const greeted = await client.callTool({ name: 'greet', arguments: {} })
   t.same(greeted.content, [{ type: 'text', text: 'Hello, Modern!' }], 'asked for a name through an input_required round trip')
+  const counted = await client.callTool({ name: 'count', arguments: { to: 2, delayMs: 1 } })
+  t.same(counted.structuredContent, { counted: 2, cancelled: false }, 'the task tool, inline for a client without the tasks extension')
 
   // the REST routes offered as tools (config.mcp): the route runs, its JSON is the structured result
   const getNote = tools.find((tool) => tool.name === 'get_note')!
@@ -68,7 +70,7 @@ t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example
   t.equal(transport.protocolVersion, '2025-11-25')
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'create_note', 'echo', 'get_note', 'greet'])
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'count', 'create_note', 'echo', 'get_note', 'greet'])
   const note = await client.callTool({ name: 'get_note', arguments: { id: 1 } })
   t.same(note.structuredContent, { id: 1, text: 'Try the route tools', tags: ['mcp'] })
   const plain = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })
@@ -80,7 +82,46 @@ t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example
   const greeted = await client.callTool({ name: 'greet', arguments: {} })
   t.same(greeted.content, [{ type: 'text', text: 'Hello, Legacy!' }], 'asked for a name with elicitation/create on the stream')
 
+  // the long-running tool as a task, its progress reaching the caller
+  const progress: number[] = []
+  let result: any
+  for await (const message of client.experimental.tasks.callToolStream({ name: 'count', arguments: { to: 3, delayMs: 5 } }, undefined, { task: { ttl: 60_000 }, onprogress: (p) => progress.push(p.progress) })) {
+    if (message.type === 'result') result = message.result
+    if (message.type === 'error') t.fail(String(message.error))
+  }
+  t.same(result.structuredContent, { counted: 3, cancelled: false })
+  t.same(progress, [1, 2, 3], 'its progress, sent from the task')
+
   await endSession(transport)
   t.equal(transport.sessionId, undefined, 'DELETE ended the session')
   await client.close()
+})
+
+t.test('a 2026-07-28 request that declares the tasks extension gets the long-running tool as a task, and cancels it', async (t) => {
+  const url = server.url.toString()
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+  }
+  const rpc = async (method: string, params: Record<string, unknown>, name: string): Promise<any> => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } })
+    })
+    return ((await res.json()) as any).result
+  }
+  const created = await rpc('tools/call', { name: 'count', arguments: { to: 100, delayMs: 50 } }, 'count')
+  t.equal(created.resultType, 'task')
+  t.equal((await rpc('tasks/get', { taskId: created.taskId }, created.taskId)).status, 'working')
+  t.equal((await rpc('tasks/cancel', { taskId: created.taskId }, created.taskId)).resultType, 'complete')
+  t.equal((await rpc('tasks/get', { taskId: created.taskId }, created.taskId)).status, 'cancelled')
+  const quick = await rpc('tools/call', { name: 'count', arguments: { to: 2, delayMs: 1 } }, 'count')
+  let task: any = quick
+  for (let i = 0; i < 100 && task.status !== 'completed'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    task = await rpc('tasks/get', { taskId: quick.taskId }, quick.taskId)
+  }
+  t.same(task.result.structuredContent, { counted: 2, cancelled: false })
 })

@@ -51,3 +51,79 @@ t.test('the v1 client runs a tool as a task, and inline', async (t) => {
   for await (const message of stream) rest.push(message.type)
   t.equal(rest[rest.length - 1], 'error', 'the stream ends with an error for a cancelled task')
 })
+
+t.test('the v1 client answers a task\'s questions on the tasks/result stream, and gets its progress', async (t) => {
+  const { ElicitRequestSchema, CreateMessageRequestSchema } = await import('@modelcontextprotocol/sdk/types.js')
+  const app = await build({
+    tasks: { pollInterval: 10 },
+    tools: [
+      {
+        name: 'remove',
+        task: 'required',
+        args: { file: Type.String() },
+        async execute ({ file }: { file: string }, ctx: any) {
+          ctx.progress(1, 3, 'asking')
+          const sure = await ctx.elicit.form('sure', `Delete ${file}?`, Type.Object({ ok: Type.Boolean() }))
+          if (sure.action !== 'accept') return `kept ${file} (${sure.action})`
+          ctx.progress(2, 3, 'answered')
+          const why = await ctx.sample('why', { messages: [{ role: 'user', content: { type: 'text', text: 'why?' } }], maxTokens: 5 })
+          return `deleted ${file}: ${String(sure.content.ok)}, because ${why.message.content.text}`
+        }
+      },
+      {
+        name: 'ask_first',
+        task: 'required',
+        async prepare (_args: unknown, ctx: any) {
+          const who = await ctx.elicit.form('who', 'Who?', Type.Object({ name: Type.String() }))
+          return who.action === 'accept' ? { name: who.content.name } : { name: 'nobody' }
+        },
+        execute: async ({ name }: { name: string }) => `hello ${name}`
+      }
+    ] as any
+  })
+  const url = new URL(await listen(t, app))
+  const asked: any[] = []
+  const { client } = await legacyClient(t, url, { name: 'v1', version: '1' }, {
+    options: { capabilities: { elicitation: {}, sampling: {} } },
+    setup: (client) => {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params)
+        return { action: 'accept', content: request.params.message === 'Who?' ? { name: 'Ada' } : { ok: true } }
+      })
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+        asked.push(request.params)
+        return { role: 'assistant', content: { type: 'text', text: 'asked to' }, model: 'm' }
+      })
+    }
+  })
+
+  const progress: any[] = []
+  let taskId: string | undefined
+  let result: any
+  for await (const message of client.experimental.tasks.callToolStream({ name: 'remove', arguments: { file: 'a.txt' } }, undefined, { task: { ttl: 60_000 }, onprogress: (p) => progress.push(p) })) {
+    if (message.type === 'taskCreated') taskId = message.task.taskId
+    if (message.type === 'result') result = message.result
+    if (message.type === 'error') t.fail(String(message.error))
+  }
+  t.same(result?.content, [{ type: 'text', text: 'deleted a.txt: true, because asked to' }], 'both answers reached the task')
+  t.equal(asked.length, 2, 'one elicitation, one sampling request')
+  t.match(asked[0], { mode: 'form', message: 'Delete a.txt?' })
+  t.same(asked[0]._meta['io.modelcontextprotocol/related-task'], { taskId }, 'the question names its task')
+  t.equal(asked[0]._meta['io.github.fastify-sake/key'], 'sure')
+  t.same(asked[1]._meta['io.modelcontextprotocol/related-task'], { taskId })
+  t.same(progress.map((p) => p.progress), [1, 2], 'the task\'s progress reached the caller\'s progress handler')
+  t.equal(progress[0].message, 'asking')
+  t.equal((await client.experimental.tasks.getTask(taskId!)).status, 'completed')
+
+  // prepare's question travels with the tools/call itself, before the task exists
+  asked.length = 0
+  let created: any
+  for await (const message of client.experimental.tasks.callToolStream({ name: 'ask_first', arguments: {} }, undefined, { task: {} })) {
+    if (message.type === 'taskCreated') created = message.task
+    if (message.type === 'result') result = message.result
+  }
+  t.equal(asked.length, 1)
+  t.notOk(asked[0]._meta?.['io.modelcontextprotocol/related-task'], 'asked in the request: no task yet')
+  t.ok(created?.taskId, 'then the task')
+  t.same(result.content, [{ type: 'text', text: 'hello Ada' }])
+})

@@ -1,7 +1,8 @@
 // 2026-07-28 streams over a real port: subscriptions/listen, disconnects, host headers, keep-alive.
 import t from 'tap'
 import { request } from 'node:http'
-import { MemoryBus } from '../../lib/index.js'
+import { MemoryBus, MemoryTaskStore, Type } from '../../lib/index.js'
+import { captureLog } from '../helpers/logs.js'
 import { build, deferred, listen, sleep } from '../helpers/app.js'
 import { modernRequest } from '../helpers/requests.js'
 import { streamPost } from '../helpers/network.js'
@@ -13,7 +14,7 @@ t.test('subscriptions/listen: acknowledged first, then only what the filter opte
   const app = await build({ keepAlive: 0, bus })
   const url = await listen(t, app)
   const stream = await streamPost(url, 'subscriptions/listen', {
-    notifications: { toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['test://a', 'test://a'], taskIds: ['t1'] }
+    notifications: { toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['test://a', 'test://a'], somethingNew: true }
   }, {}, 'sub-1')
   t.equal(stream.status, 200)
   t.equal(stream.headers.get('content-type'), 'text/event-stream')
@@ -34,6 +35,99 @@ t.test('subscriptions/listen: acknowledged first, then only what the filter opte
   stream.close()
   await sleep(30)
   t.equal(bus.size, 1, 'a closed stream unsubscribed from the bus (the plugin\'s own listener stays)')
+})
+
+t.test('subscriptions/listen with taskIds: notifications/tasks for the caller\'s own tasks, with the extension only', async (t) => {
+  const gate = deferred()
+  const app = await build({
+    keepAlive: 0,
+    tools: [{
+      name: 'job',
+      task: 'optional',
+      async execute (_args: unknown, ctx: any) {
+        const go = await ctx.elicit.form('go', 'Go?', Type.Object({ ok: Type.Boolean() }))
+        await gate.promise
+        return `went: ${String(go.content.ok)}`
+      }
+    }] as any
+  })
+  const url = await listen(t, app)
+  const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+  const created = await (await streamPost(url, 'tools/call', { name: 'job', arguments: {}, _meta: caps })).json()
+  const taskId = created.result.taskId
+  const stream = await streamPost(url, 'subscriptions/listen', { notifications: { taskIds: [taskId, 'not-a-task', taskId] }, _meta: caps }, {}, 'sub-t')
+  t.same(await stream.message(), {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { [SUB]: 'sub-t' }, notifications: { taskIds: [taskId] } }
+  }, 'the ack names the tasks it agreed to: the caller\'s own, once')
+  let update = await stream.message()
+  while (update.params.status !== 'input_required') update = await stream.message()
+  t.equal(update.method, 'notifications/tasks')
+  t.equal(update.params.taskId, taskId)
+  t.same(update.params.inputRequests.go.method, 'elicitation/create', 'a DetailedTask, as tasks/get would answer')
+  t.same(update.params._meta, { [SUB]: 'sub-t' })
+  await app.inject(modernRequest('tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { ok: true } } }, _meta: caps }, { 'mcp-name': taskId }))
+  gate.resolve()
+  update = await stream.message()
+  while (update.params.status !== 'completed') update = await stream.message()
+  t.same(update.params.result.content, [{ type: 'text', text: 'went: true' }])
+  stream.close()
+
+  const undeclared = await streamPost(url, 'subscriptions/listen', { notifications: { taskIds: [taskId] } })
+  const refused = await undeclared.json()
+  t.equal(undeclared.status, 400)
+  t.equal(refused.error.code, -32021)
+  t.same(refused.error.data.requiredCapabilities, { extensions: { 'io.modelcontextprotocol/tasks': {} } })
+  const bad = await (await streamPost(url, 'subscriptions/listen', { notifications: { taskIds: 'all' }, _meta: caps })).json()
+  t.equal(bad.error.code, -32602)
+  t.match(bad.error.message, /notifications.taskIds must be an array of task ids/)
+  const none = await streamPost(url, 'subscriptions/listen', { notifications: { taskIds: ['nope'] }, _meta: caps }, {}, 'sub-n')
+  t.same((await none.message()).params.notifications, {}, 'no task of the caller\'s: none agreed to')
+  none.close()
+})
+
+t.test('notifications/tasks: only the followed tasks, a version once, a vanished task skipped, a store failure logged', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const get = store.get.bind(store)
+  let broken = false
+  store.get = (taskId: string) => {
+    if (broken) throw new Error('store down')
+    return get(taskId)
+  }
+  const bus = new MemoryBus()
+  const log = captureLog()
+  const gates = [deferred(), deferred()]
+  const app = await build({
+    keepAlive: 0,
+    bus,
+    tasks: { store },
+    tools: [{ name: 'wait', task: 'optional', args: { n: Type.Integer() }, execute: async ({ n }: { n: number }) => { await gates[n]!.promise; return `done ${n}` } }] as any
+  }, { logger: log.logger })
+  const url = await listen(t, app)
+  const caps = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+  const followed = (await (await streamPost(url, 'tools/call', { name: 'wait', arguments: { n: 0 }, _meta: caps })).json()).result.taskId
+  await (await streamPost(url, 'tools/call', { name: 'wait', arguments: { n: 1 }, _meta: caps })).json()
+  const stream = await streamPost(url, 'subscriptions/listen', { notifications: { taskIds: [followed] }, _meta: caps }, {}, 's')
+  await stream.message() // the ack
+  t.equal((await stream.message()).params.status, 'working', 'the state when the listen opened')
+  bus.publish({ type: 'taskStatus', taskId: followed }) // no change since: not sent again
+  gates[1]!.resolve() // the other task completes: nothing for this listen
+  await sleep(30)
+  gates[0]!.resolve()
+  const completed = await stream.message()
+  t.equal(completed.params.taskId, followed, 'the next message is the followed task\'s change, nothing in between')
+  t.equal(completed.params.status, 'completed')
+  store.delete(followed)
+  bus.publish({ type: 'taskStatus', taskId: followed }) // vanished: nothing to send
+  broken = true
+  bus.publish({ type: 'taskStatus', taskId: followed })
+  await sleep(30)
+  broken = false
+  t.match(log.errors(), [{ msg: 'fastify-sake: the task store failed while sending notifications/tasks', err: { message: 'store down' } }])
+  await app.mcp.listChanged('tools') // not asked for: the stream stays quiet
+  stream.close()
+  t.same(await stream.rest(1000), [], 'nothing more was sent')
 })
 
 t.test('the server closing ends a listen with its complete response', async (t) => {

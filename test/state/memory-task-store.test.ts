@@ -1,4 +1,4 @@
-// The default task store: compare-and-set transitions, owner-scoped pages, the count bound and
+// The default task store: compare-and-set transitions on the version, owner-scoped pages, the count bound and
 // ttl expiry, on an injected clock.
 import t from 'tap'
 import { MemoryTaskStore } from '../../lib/state/memory-task-store.js'
@@ -6,7 +6,7 @@ import { TASK_STORE_METHODS, type TaskRecord, type TaskStatus } from '../../lib/
 
 function record (taskId: string, options: { owner?: string, status?: TaskStatus, createdAt?: number, ttl?: number } = {}): TaskRecord {
   const createdAt = options.createdAt ?? 1_000_000
-  return { taskId, owner: options.owner ?? 'sub:alice', protocolVersion: '2025-11-25', status: options.status ?? 'working', createdAt, lastUpdatedAt: createdAt, ttl: options.ttl ?? 1000 }
+  return { taskId, version: 0, owner: options.owner ?? 'sub:alice', protocolVersion: '2025-11-25', status: options.status ?? 'working', createdAt, lastUpdatedAt: createdAt, ttl: options.ttl ?? 1000 }
 }
 
 function storeWith (maxTasks = 100): { store: MemoryTaskStore, clock: { now: number } } {
@@ -34,20 +34,23 @@ t.test('create, get and delete', async (t) => {
   t.equal(store.size, 0)
 })
 
-t.test('transition is compare-and-set on the status', async (t) => {
+t.test('transition is compare-and-set on the version, which it bumps', async (t) => {
   const { store } = storeWith()
   store.create(record('a'))
-  t.equal(store.transition('a', 'input_required', { status: 'working' }), false, 'a stale `from` changes nothing')
+  t.equal(store.transition('a', 1, { status: 'completed' }), false, 'a stale version changes nothing')
   t.equal(store.get('a')!.status, 'working')
-  t.equal(store.transition('a', 'working', { status: 'completed', result: { content: [] }, lastUpdatedAt: 1_000_500 }), true)
+  t.equal(store.transition('a', 0, { status: 'input_required', inputRequests: { k: { method: 'roots/list', params: {} } } }), true)
+  t.equal(store.get('a')!.version, 1)
+  t.equal(store.transition('a', 0, { status: 'working', inputRequests: undefined }), false, 'a writer that read version 0 lost the race')
+  t.same(store.get('a')!.inputRequests, { k: { method: 'roots/list', params: {} } }, 'and the winner\'s question is kept')
+  t.equal(store.transition('a', 1, { status: 'completed', result: { content: [] }, lastUpdatedAt: 1_000_500 }), true)
   const done = store.get('a')!
   t.equal(done.status, 'completed')
+  t.equal(done.version, 2)
   t.same(done.result, { content: [] })
   t.equal(done.lastUpdatedAt, 1_000_500)
   t.equal(done.owner, 'sub:alice', 'the rest of the record is kept')
-  t.equal(store.transition('a', 'working', { status: 'cancelled' }), false, 'the race lost by a cancel')
-  t.equal(store.get('a')!.status, 'completed')
-  t.equal(store.transition('nope', 'working', { status: 'cancelled' }), false, 'an unknown id')
+  t.equal(store.transition('nope', 0, { status: 'cancelled' }), false, 'an unknown id')
 })
 
 t.test('list pages one owner\'s records, oldest first', async (t) => {
@@ -77,7 +80,7 @@ t.test('a terminal record past its ttl is gone; a live one stays for the lifecyc
   t.equal(store.get('done'), undefined)
   t.ok(store.get('live'), 'a running task is never dropped by the store')
   t.same(store.list('sub:alice', undefined, 10)!.tasks.map((r) => r.taskId), ['live'])
-  store.transition('live', 'working', { status: 'failed', statusMessage: 'expired' })
+  store.transition('live', 0, { status: 'failed', statusMessage: 'expired' })
   store.sweep()
   t.equal(store.size, 0, 'the sweep drops it once terminal')
 })
@@ -86,7 +89,7 @@ t.test('keepUntil keeps a terminal record past its ttl', async (t) => {
   const { store, clock } = storeWith()
   store.create(record('a', { ttl: 100 }))
   clock.now += 100
-  store.transition('a', 'working', { status: 'failed', keepUntil: clock.now + 50 })
+  store.transition('a', 0, { status: 'failed', keepUntil: clock.now + 50 })
   t.ok(store.get('a'), 'still there after createdAt + ttl')
   clock.now += 50
   t.equal(store.get('a'), undefined)

@@ -7,6 +7,7 @@ import { ProtocolError } from '../../errors.js'
 import { INVALID_PARAMS } from '../../spec/jsonrpc.js'
 import type { Call } from '../call.js'
 import type { ServerContext } from '../server.js'
+import { declaresTasks, missingExtension } from './tasks.js'
 
 function uriOf (call: Call): string {
   const uri = call.params.uri
@@ -46,6 +47,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: true
   resourcesListChanged?: true
   resourceSubscriptions?: string[]
+  /** Tasks (the extension): the caller's own tasks whose changes it gets as `notifications/tasks`. */
+  taskIds?: string[]
 }
 
 const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
@@ -57,8 +60,8 @@ function invalid (message: string): ProtocolError {
 /**
  * Reads `params.notifications` of `subscriptions/listen` and returns the subset we honour (what the
  * acknowledgement echoes): the three list flags when true, and the resource URIs. Types we do not
- * know (e.g. `taskIds` without the Tasks extension) are left out, as the spec asks; a known field of
- * the wrong type is -32602.
+ * know are left out, as the spec asks; a known field of the wrong type is -32602. `taskIds` is the
+ * tasks extension's (`listenFilter` checks it).
  */
 export function readFilter (params: Record<string, unknown>): SubscriptionFilter {
   const filter = params.notifications
@@ -80,5 +83,26 @@ export function readFilter (params: Record<string, unknown>): SubscriptionFilter
     }
     if (uris.length > 0) honoured.resourceSubscriptions = [...new Set(uris as string[])]
   }
+  const taskIds = given.taskIds
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds) || !taskIds.every((id) => typeof id === 'string')) throw invalid('notifications.taskIds must be an array of task ids (strings)')
+    honoured.taskIds = [...new Set(taskIds as string[])]
+  }
   return honoured
+}
+
+/**
+ * The filter of a `subscriptions/listen` request: `readFilter`, with `taskIds` narrowed to the
+ * caller's own tasks (another's, or an unknown id, is left out of the acknowledgement, as the
+ * extension lets a server choose), and -32021 when it asks for tasks without declaring the extension.
+ */
+export async function listenFilter (server: ServerContext, call: Call): Promise<SubscriptionFilter> {
+  const filter = readFilter(call.params)
+  if (filter.taskIds === undefined) return filter
+  if (!declaresTasks(call)) throw missingExtension('notifications.taskIds of subscriptions/listen')
+  const own: string[] = []
+  for (const taskId of filter.taskIds) if (await server.tasks.find(call, taskId) !== undefined) own.push(taskId)
+  if (own.length > 0) filter.taskIds = own
+  else delete filter.taskIds
+  return filter
 }

@@ -1,17 +1,20 @@
 /**
- * Tasks on the wire (issue 13): the `params.task` branch of a 2025-11-25 `tools/call`, and
- * `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`. The lifecycle is `tasks/lifecycle.ts`.
+ * Tasks on the wire (issue 13): how a `tools/call` becomes a task (`taskTtl`, `startTask`), and
+ * `tasks/get`, `tasks/update`, `tasks/cancel` (both eras), `tasks/result` and `tasks/list`
+ * (2025-11-25). The lifecycle is `tasks/lifecycle.ts`; questions inside a task, `tasks/questions.ts`.
  */
 import { ProtocolError } from '../../errors.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
-import { TERMINAL, type TaskRecord } from '../../state/task-store.js'
+import { TERMINAL, type TaskAnswer, type TaskRecord } from '../../state/task-store.js'
 import { describe, isObject } from '../../values.js'
 import type { CompiledTool } from '../../define/tool.js'
 import type { Call } from '../call.js'
 import type { ServerContext } from '../server.js'
 import { resultJson } from '../results.js'
 import { ownerOf, type Outcome } from '../tasks/lifecycle.js'
+import { relay } from '../tasks/questions.js'
+import { detailedTask, modernTask, taskWire } from '../tasks/wire.js'
 
 /** The only 2025 revision with tasks; older sessions ignore `params.task` (they never declared it). */
 export const TASKS_VERSION = '2025-11-25'
@@ -19,42 +22,13 @@ export const TASKS_VERSION = '2025-11-25'
 /** The extension's id (2026-07-28). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 
-/**
- * A `Task` as one era names its fields: 2025-11-25 says `ttl` and `pollInterval`, the 2026-07-28
- * extension `ttlMs` and `pollIntervalMs`, where a poll interval must be a positive integer when
- * present (0 would tell a client to poll without pause).
- */
-function wireTask (record: TaskRecord, modern: boolean): Record<string, unknown> {
-  const task: Record<string, unknown> = {
-    taskId: record.taskId,
-    status: record.status,
-    createdAt: new Date(record.createdAt).toISOString(),
-    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
-    [modern ? 'ttlMs' : 'ttl']: record.ttl
-  }
-  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
-  const poll = record.pollInterval
-  if (poll !== undefined && (!modern || poll > 0)) task[modern ? 'pollIntervalMs' : 'pollInterval'] = poll
-  return task
-}
-
-/** A 2025-11-25 `Task`. */
-export function taskWire (record: TaskRecord): Record<string, unknown> {
-  return wireTask(record, false)
-}
-
-/** A 2026-07-28 `Task` (the extension's field names: `ttlMs`, `pollIntervalMs`). */
-function modernTask (record: TaskRecord): Record<string, unknown> {
-  return wireTask(record, true)
-}
-
 /** Whether this 2026-07-28 request declared the tasks extension (per request: there is no session). */
-function declared (call: Call): boolean {
+export function declaresTasks (call: Call): boolean {
   const extensions = call.client.capabilities.extensions
   return isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined
 }
 
-function missingExtension (what: string): ProtocolError {
+export function missingExtension (what: string): ProtocolError {
   return new ProtocolError(MISSING_CLIENT_CAPABILITY, `${what} needs the ${TASKS_EXTENSION} extension: declare it in the request's clientCapabilities.extensions`, 400, {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }
   })
@@ -72,25 +46,21 @@ function requestedTtl (tool: CompiledTool, task: unknown): number | undefined {
 }
 
 /**
- * Decides how a `tools/call` runs. Returns undefined to run it inline as usual, or the
- * `CreateTaskResult` JSON of the task it started; throws the spec's error for a call that asks a
- * task of a tool that takes none, or none of a tool that runs only as one.
+ * Decides how a `tools/call` runs: undefined to run it inline as usual, or the ttl of the task it
+ * becomes. Throws the spec's error for a call that asks a task of a tool that takes none, or none
+ * of a tool that runs only as one.
  */
-export async function taskCall (
-  server: ServerContext, call: Call, tool: CompiledTool, work: (signal: AbortSignal) => Promise<Outcome>
-): Promise<string | undefined> {
+export function taskTtl (server: ServerContext, call: Call, tool: CompiledTool): number | undefined {
   if (call.era === 'modern') {
     // server-directed: a task tool runs as a task for every request that declared the extension,
-    // and never for one that did not (a required one is then -32021)
+    // and never for one that did not (a required one is then -32021);
     // params.task is a 2025 field: it promotes nothing here
     if (tool.task === undefined) return undefined
-    if (!declared(call)) {
+    if (!declaresTasks(call)) {
       if (tool.task === 'required') throw missingExtension(`Tool '${tool.name}' runs only as a task, which`)
       return undefined
     }
-    const record = await server.tasks.start(call, server.tasks.grant(undefined), work)
-    if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running; try again later')
-    return resultJson(server, 'modern', { resultType: 'task', ...modernTask(record) })
+    return server.tasks.grant(undefined)
   }
   // older sessions never saw the tasks capability: a task request is an ordinary one there
   if (call.protocolVersion !== TASKS_VERSION) return undefined
@@ -100,35 +70,47 @@ export async function taskCall (
     return undefined
   }
   if (tool.task === undefined) throw new ProtocolError(METHOD_NOT_FOUND, `Tool '${tool.name}' does not run as a task: call it without params.task (its execution.taskSupport is "forbidden")`)
-  const ttl = server.tasks.grant(requestedTtl(tool, asked))
+  return server.tasks.grant(requestedTtl(tool, asked))
+}
+
+/** Creates the task (durably) and returns the era's `CreateTaskResult` as JSON text. */
+export async function startTask (
+  server: ServerContext, call: Call, ttl: number, work: (signal: AbortSignal, taskId: string) => Promise<Outcome>
+): Promise<string> {
   const record = await server.tasks.start(call, ttl, work)
   if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running; try again later')
+  if (call.era === 'modern') return resultJson(server, 'modern', { resultType: 'task', ...modernTask(record) })
   return JSON.stringify({ task: taskWire(record) })
 }
 
 /** 2026-07-28: the extension declared, a string taskId, and the caller's own task, or the spec's error. */
 async function modernRecord (server: ServerContext, call: Call): Promise<TaskRecord> {
-  if (!declared(call)) throw missingExtension(call.method)
+  if (!declaresTasks(call)) throw missingExtension(call.method)
   return await recordOf(server, call)
 }
 
-/** 2026-07-28 `tasks/get`: the `DetailedTask`, with `result` once completed and `error` once failed. */
+/** 2026-07-28 `tasks/get`: the `DetailedTask` (`inputRequests`, `result` or `error` by status). */
 export async function getModernTask (server: ServerContext, call: Call): Promise<string> {
-  const record = await modernRecord(server, call)
-  const task = modernTask(record)
-  if (record.status === 'completed' && record.result !== undefined) task.result = record.result
-  if (record.status === 'failed' && record.error !== undefined) task.error = record.error
-  return resultJson(server, 'modern', task)
+  return resultJson(server, 'modern', detailedTask(await modernRecord(server, call)))
 }
 
 /**
- * 2026-07-28 `tasks/update`: an empty ack. This server's tasks ask no questions yet (no
- * `input_required` in this era), so every `inputResponses` key is unknown and ignored, as the
- * extension says; a malformed one is still -32602.
+ * 2026-07-28 `tasks/update`: the answers to the task's questions, then an empty ack. An answer
+ * to a key the task does not wait on (never asked, answered already) is ignored, as the extension
+ * says; one that is not a result object is -32602 naming its key.
  */
 export async function updateModernTask (server: ServerContext, call: Call): Promise<string> {
-  await modernRecord(server, call)
-  if (!isObject(call.params.inputResponses)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: tasks/update needs "inputResponses" as an object, got ${describe(call.params.inputResponses)}`)
+  const record = await modernRecord(server, call)
+  const responses = call.params.inputResponses
+  if (!isObject(responses)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: tasks/update needs "inputResponses" as an object, got ${describe(responses)}`)
+  const answers: Record<string, TaskAnswer> = {}
+  for (const key of Object.keys(record.inputRequests ?? {})) {
+    if (!Object.hasOwn(responses, key)) continue
+    const response = responses[key]
+    if (!isObject(response)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: inputResponses["${key}"] must be the client's result for ${record.inputRequests![key]!.method}, got ${describe(response)}`)
+    answers[key] = { result: response }
+  }
+  await server.tasks.answer(record.taskId, answers)
   return resultJson(server, 'modern', {})
 }
 
@@ -172,7 +154,8 @@ export async function taskResult (server: ServerContext, call: Call): Promise<st
   guard(call)
   let record = await recordOf(server, call)
   if (!TERMINAL.has(record.status)) {
-    const ended = await server.tasks.wait(record.taskId, call.transport.signal())
+    // the task's questions travel on this stream while it waits
+    const ended = await relay(server.tasks, call, record, server.input.timeout)
     // the caller went away (nobody reads this answer), or the record was dropped meanwhile
     if (ended === undefined) throw unknownTask(record.taskId)
     record = ended

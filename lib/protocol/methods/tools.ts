@@ -11,8 +11,10 @@ import { CallContext } from '../call-context.js'
 import { finishRound, readRetry } from '../input/round-trip.js'
 import { resultJson } from '../results.js'
 import type { ServerContext } from '../server.js'
+import { TaskContext } from '../tasks/context.js'
 import type { Outcome } from '../tasks/lifecycle.js'
-import { taskCall } from './tasks.js'
+import { TaskAsker } from '../tasks/questions.js'
+import { startTask, taskTtl } from './tasks.js'
 
 export function listTools (server: ServerContext, call: Call): string {
   const cursor = call.params.cursor
@@ -77,14 +79,23 @@ export async function callTool (server: ServerContext, call: Call): Promise<stri
   const tool = toolOf(call)
   const args = argumentsOf(tool, call.params)
   // one check on the hot path: only a task tool, or a call asking for a task, goes further
-  if (tool.task !== undefined || call.params.task !== undefined) {
-    const created = await taskCall(server, call, tool, (signal) => runTask(server, call, tool, args, signal))
-    if (created !== undefined) return created
-  }
+  const ttl = tool.task !== undefined || call.params.task !== undefined ? taskTtl(server, call, tool) : undefined
   const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
   const ctx = new CallContext(call, tool.logBindings, input, retry)
   try {
-    const result = await run(tool, args, call, ctx)
+    let result: CallToolResult
+    if (ttl === undefined) {
+      result = await run(tool, args, call, ctx)
+    } else {
+      // a task tool's `prepare` runs here, in the request: its questions travel with the request
+      // (multi round-trip in 2026-07-28, this request's stream in 2025), and what it decides
+      // comes before any task exists
+      const step = await prepareStep(tool, args, call, ctx)
+      if (!(step instanceof Stop)) return await startTask(server, call, ttl, (signal, taskId) => runTask(server, call, tool, step, signal, taskId))
+      // a 2025 client asked a task and gets one, already failed; 2026-07-28 may answer a task tool inline
+      if (call.era === 'legacy') return await startTask(server, call, ttl, async () => outcomeOf(server, call, tool, step.result))
+      result = step.result
+    }
     // a question asked and not yet answered wins over whatever the tool did after it
     if (ctx.round !== undefined) {
       const round = finishRound(ctx.round, input, call, tool.name, call.params.arguments)
@@ -103,33 +114,42 @@ export async function callTool (server: ServerContext, call: Call): Promise<stri
 }
 
 /**
- * Runs a tool as a task, detached from the request that created it: the same `run` as inline, on
- * a call whose signal is the task's (cancel, expiry, server close) and whose stream is none (the
- * request has been answered with the task). A 2025-11-25 tool error is `failed`, as that page says.
+ * Runs a tool's `execute` as a task, detached from the request that created it: on a call whose
+ * signal is the task's (cancel, expiry, server close), whose questions wait on the task, and whose
+ * notifications (2025: progress and log messages, tagged with the task) go to a `tasks/result`
+ * stream or the session's own; 2026-07-28 has none inside a task.
  */
-async function runTask (server: ServerContext, call: Call, tool: CompiledTool, args: Record<string, unknown>, signal: AbortSignal): Promise<Outcome> {
+async function runTask (server: ServerContext, call: Call, tool: CompiledTool, input: unknown, signal: AbortSignal, taskId: string): Promise<Outcome> {
   const transport = { request: call.transport.request, log: call.transport.log, signal: () => signal }
-  const detached: Call = { ...call, transport, channel: undefined, openStream: undefined, outcome: undefined }
-  const ctx = new CallContext(detached, tool.logBindings, server.input)
+  const channel = call.era === 'legacy'
+    ? { notify: (method: string, params: Record<string, unknown>) => server.tasks.notify(taskId, call.sessionId, method, params) }
+    : undefined
+  const detached: Call = { ...call, transport, channel, openStream: undefined, outcome: undefined }
+  const ctx = new TaskContext(detached, tool.logBindings, server.input, new TaskAsker(server.tasks, taskId, signal))
   try {
-    const returned = await run(tool, args, detached, ctx)
-    const result = JSON.parse(resultJson(server, call.era, returned)) as Record<string, unknown>
-    // 2026-07-28: a tool that ran and reported an error is completed (the extension); a crash is failed
-    if (call.era === 'modern') {
-      if (crashed.has(returned)) return { status: 'failed', statusMessage: `Tool '${tool.name}' failed with an internal error`, error: { code: INTERNAL_ERROR, message: `Tool '${tool.name}' failed with an internal error` } }
-      return { status: 'completed', result }
-    }
-    if (result.isError === true) {
-      // every error result `run` makes is `errorResult(message)`: its first block is that text
-      return { status: 'failed', statusMessage: (result.content as Array<{ text: string }>)[0]!.text, result }
-    }
-    return { status: 'completed', result }
+    return outcomeOf(server, call, tool, await execute(tool, input, detached, ctx))
   } catch (err) {
     if (err instanceof ProtocolError) return { status: 'failed', statusMessage: err.message, error: { code: err.code, message: err.message, data: err.data } }
     ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
-    if (call.era === 'modern') return { status: 'failed', statusMessage: `Tool '${tool.name}' failed with an internal error`, error: { code: INTERNAL_ERROR, message: `Tool '${tool.name}' failed with an internal error` } }
-    return { status: 'failed', statusMessage: `Tool '${tool.name}' failed with an internal error`, result: JSON.parse(resultJson(server, call.era, internalFailure(tool))) as Record<string, unknown> }
+    return outcomeOf(server, call, tool, internalFailure(tool))
   }
+}
+
+/**
+ * How a task ended, from the tool's result. 2026-07-28: a tool that ran and reported an error is
+ * completed (the extension), a crash is failed. 2025-11-25: a tool error is failed, as that page says.
+ */
+function outcomeOf (server: ServerContext, call: Call, tool: CompiledTool, returned: CallToolResult): Outcome {
+  if (call.era === 'modern' && crashed.has(returned)) {
+    const message = `Tool '${tool.name}' failed with an internal error`
+    return { status: 'failed', statusMessage: message, error: { code: INTERNAL_ERROR, message } }
+  }
+  const result = JSON.parse(resultJson(server, call.era, returned)) as Record<string, unknown>
+  if (call.era === 'legacy' && result.isError === true) {
+    // every error result this file makes is `errorResult(message)`: its first block is that text
+    return { status: 'failed', statusMessage: (result.content as Array<{ text: string }>)[0]!.text, result }
+  }
+  return { status: 'completed', result }
 }
 
 /**
@@ -142,42 +162,51 @@ function missing (tool: CompiledTool, call: Call, err: MissingCapabilityError): 
   throw new ProtocolError(MISSING_CLIENT_CAPABILITY, message, 400, { requiredCapabilities: err.requiredCapabilities })
 }
 
-async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
-  // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
-  if (!tool.validate(args)) {
-    return errorResult(`Invalid arguments for tool '${tool.name}': ${explain(tool.validate.errors)}`)
-  }
+/** What `prepare` decided instead of the input for `execute`: the result that answers the call. */
+class Stop {
+  constructor (readonly result: CallToolResult) {}
+}
 
-  let returned: unknown
+async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
+  if (tool.definition.prepare === undefined) {
+    // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
+    if (!tool.validate(args)) return invalidArguments(tool)
+    return await execute(tool, args, call, ctx)
+  }
+  const step = await prepareStep(tool, args, call, ctx)
+  return step instanceof Stop ? step.result : await execute(tool, step, call, ctx)
+}
+
+function invalidArguments (tool: CompiledTool): CallToolResult {
+  return errorResult(`Invalid arguments for tool '${tool.name}': ${explain(tool.validate.errors)}`)
+}
+
+/** Validates the arguments and runs `prepare`: the input for `execute`, or the `Stop` that answers instead. */
+async function prepareStep (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<unknown> {
+  if (!tool.validate(args)) return new Stop(invalidArguments(tool))
+  if (tool.definition.prepare === undefined) return args
   try {
-    let input: unknown = args
-    if (tool.definition.prepare !== undefined) {
-      const prepared = unwrap(await tool.definition.prepare(args, ctx))
-      if (prepared.error !== undefined) return errorResult(prepared.error.message, prepared.meta)
-      if (typeof prepared.value !== 'object' || prepared.value === null) {
-        ctx.log.error(`tool '${tool.name}': prepare must return the arguments for execute (an object), got ${describe(prepared.value)}`)
-        return internalFailure(tool)
-      }
-      input = prepared.value
+    const prepared = unwrap(await tool.definition.prepare(args, ctx))
+    if (prepared.error !== undefined) return new Stop(errorResult(prepared.error.message, prepared.meta))
+    if (typeof prepared.value !== 'object' || prepared.value === null) {
+      ctx.log.error(`tool '${tool.name}': prepare must return the arguments for execute (an object), got ${describe(prepared.value)}`)
+      return new Stop(internalFailure(tool))
     }
     // a question prepare left unanswered (even one it caught) must stop the call before execute
-    if (asked(ctx)) return PENDING
+    return asked(ctx) ? new Stop(PENDING) : prepared.value
+  } catch (err) {
+    return new Stop(thrown(tool, err, call, ctx))
+  }
+}
+
+/** Runs `execute` and shapes what it returned into the call's result. */
+async function execute (tool: CompiledTool, input: unknown, call: Call, ctx: CallContext): Promise<CallToolResult> {
+  let returned: unknown
+  try {
     returned = await tool.definition.execute(input, ctx)
   } catch (err) {
-    if (asked(ctx)) return PENDING // the answer will be input_required (callTool)
-    if (err instanceof ToolError) return errorResult(err.message, err.meta)
-    if (err instanceof MissingCapabilityError) return missing(tool, call, err)
-    // the tool found it needs more than its declared scopes: refused as a declared scope is
-    if (err instanceof InsufficientScopeError) throw AccessRefusal.scope(err.scopes, `tool '${tool.name}'`)
-    if (err instanceof ClientInputError) {
-      ctx.log.warn({ err }, `tool '${tool.name}': a question to the client failed`)
-      return errorResult(`Tool '${tool.name}': ${err.message}`)
-    }
-    // the details stay in the log: a stack trace or a driver message is not for the client
-    ctx.log.error({ err }, `tool '${tool.name}' threw`)
-    return internalFailure(tool)
+    return thrown(tool, err, call, ctx)
   }
-
   // a question the handler caught and went past: its result is moot, input_required wins
   if (asked(ctx)) return PENDING
   if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
@@ -190,4 +219,20 @@ async function run (tool: CompiledTool, args: Record<string, unknown>, call: Cal
   // a legacy call's version is always one that `initialize` negotiated
   const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
   return shape(value, meta, structured, call.era === 'legacy')
+}
+
+/** What `prepare` or `execute` threw, as the call's result (or the refusal it stands for). */
+function thrown (tool: CompiledTool, err: unknown, call: Call, ctx: CallContext): CallToolResult {
+  if (asked(ctx)) return PENDING // the answer will be input_required (callTool)
+  if (err instanceof ToolError) return errorResult(err.message, err.meta)
+  if (err instanceof MissingCapabilityError) return missing(tool, call, err)
+  // the tool found it needs more than its declared scopes: refused as a declared scope is
+  if (err instanceof InsufficientScopeError) throw AccessRefusal.scope(err.scopes, `tool '${tool.name}'`)
+  if (err instanceof ClientInputError) {
+    ctx.log.warn({ err }, `tool '${tool.name}': a question to the client failed`)
+    return errorResult(`Tool '${tool.name}': ${err.message}`)
+  }
+  // the details stay in the log: a stack trace or a driver message is not for the client
+  ctx.log.error({ err }, `tool '${tool.name}' threw`)
+  return internalFailure(tool)
 }

@@ -1,17 +1,26 @@
 /**
- * The task lifecycle (issue 13): the state machine, the tasks running on this instance, the
- * waiters of `tasks/result`, ttl expiry and server close. The store only compares and sets; which
- * transition is legal is decided here. Transport-free, like the rest of `protocol/`.
+ * The task lifecycle (issue 13): the state machine, the tasks running on this instance, their
+ * questions to the client and the answers, the waiters, ttl expiry and server close. The store
+ * only compares and sets; which transition is legal is decided here. Transport-free, like the rest
+ * of `protocol/`.
  */
 import { randomUUID } from 'node:crypto'
+import { notificationText } from '../../spec/jsonrpc.js'
+import { META_RELATED_TASK } from '../../spec/meta-keys.js'
+import { isObject } from '../../values.js'
 import type { Bus } from '../../state/bus.js'
-import { TERMINAL, type TaskPatch, type TaskRecord, type TaskStatus, type TaskStore } from '../../state/task-store.js'
+import { TERMINAL, type TaskAnswer, type TaskPatch, type TaskQuestion, type TaskRecord, type TaskStatus, type TaskStore } from '../../state/task-store.js'
 import type { Call } from '../call.js'
+import { TaskOutlets } from './outlets.js'
+import { taskWire } from './wire.js'
 
-/** Legal transitions: terminal statuses have none. */
+/**
+ * Legal transitions: terminal statuses have none. A live status may stay what it is while its
+ * questions change (a second question, a partial answer).
+ */
 const NEXT: Readonly<Record<TaskStatus, ReadonlySet<TaskStatus>>> = {
-  working: new Set(['input_required', 'completed', 'failed', 'cancelled']),
-  input_required: new Set(['working', 'completed', 'failed', 'cancelled']),
+  working: new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+  input_required: new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']),
   completed: new Set(),
   failed: new Set(),
   cancelled: new Set()
@@ -40,6 +49,17 @@ export interface TaskSettings {
   readonly now?: () => number
 }
 
+/** A change of a live task, computed from the record as read; undefined: nothing to change. */
+export type Change = (record: TaskRecord) => (TaskPatch & { status: TaskStatus }) | undefined
+
+/** Thrown to a task's handler awaiting a question when the task ended meanwhile (cancelled, expired, closed). */
+export class TaskEnded extends Error {
+  constructor (readonly taskId: string) {
+    super(`the task ${taskId} ended before the client answered`)
+    this.name = 'TaskEnded'
+  }
+}
+
 /** What a running task holds on this instance. */
 interface Running {
   readonly controller: AbortController
@@ -61,6 +81,8 @@ export class Tasks {
   readonly store: TaskStore
   readonly pollInterval: number
   readonly pageSize: number
+  /** The `tasks/result` streams open on this instance, by task: where a 2025 task's progress goes. */
+  readonly outlets = new TaskOutlets()
   private readonly bus: Bus
   private readonly ttl: number
   private readonly maxTtl: number
@@ -68,6 +90,8 @@ export class Tasks {
   private readonly now: () => number
   private readonly running = new Map<string, Running>()
   private readonly waiters = new Map<string, Set<() => void>>()
+  /** Questions a `tasks/result` stream of this instance is carrying now (`taskId key`): asked once at a time. */
+  private readonly carrying = new Set<string>()
   private unsubscribe: (() => void) | undefined
   private closed = false
 
@@ -91,13 +115,15 @@ export class Tasks {
    * Creates a task (durably, before the caller answers) and runs `work` detached from the request:
    * its signal aborts on cancel, expiry or server close. Undefined when the store is full.
    */
-  async start (call: Call, ttl: number, work: (signal: AbortSignal) => Promise<Outcome>): Promise<TaskRecord | undefined> {
+  async start (call: Call, ttl: number, work: (signal: AbortSignal, taskId: string) => Promise<Outcome>): Promise<TaskRecord | undefined> {
     if (this.closed) return undefined
     const now = this.now()
     const record: TaskRecord = {
       taskId: randomUUID(),
+      version: 0,
       owner: ownerOf(call),
       protocolVersion: call.protocolVersion,
+      sessionId: call.era === 'legacy' ? call.sessionId : undefined,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -112,7 +138,7 @@ export class Tasks {
     const done = (async () => {
       let outcome: Outcome
       try {
-        outcome = await work(controller.signal)
+        outcome = await work(controller.signal, record.taskId)
       /* c8 ignore start: `work` (methods/tools.ts runTask) turns every error into an outcome; this
          guard is for a logger that throws, so that a task never stays `working` forever */
       } catch {
@@ -134,18 +160,68 @@ export class Tasks {
   }
 
   /**
-   * Moves a live task to `status` (compare-and-set from whatever live status it has), then wakes
-   * its waiters. False when the task is already terminal (or gone): terminal never changes.
+   * Applies `change` to a live task (compare-and-set on its version, read again when another
+   * writer won), then wakes its waiters. Returns the record as changed, or undefined when the task
+   * is gone, `change` has nothing to do, or the status it asks is not legal (terminal never changes).
    */
-  async move (taskId: string, patch: TaskPatch & { status: TaskStatus }): Promise<boolean> {
+  async update (taskId: string, change: Change): Promise<TaskRecord | undefined> {
     for (;;) {
       const record = await this.store.get(taskId)
-      if (record === undefined || !legal(record.status, patch.status)) return false
-      if (await this.store.transition(taskId, record.status, { ...patch, lastUpdatedAt: this.now() })) break
-      // another writer moved it between our read and our write: read again
+      if (record === undefined) return undefined
+      const patch = change(record)
+      if (patch === undefined || !legal(record.status, patch.status)) return undefined
+      const stamped = { ...patch, lastUpdatedAt: this.now() }
+      if (await this.store.transition(taskId, record.version, stamped)) {
+        const changed: TaskRecord = { ...record, ...stamped, version: record.version + 1 }
+        this.changed(changed, record.status)
+        return changed
+      }
+      // another writer changed it between our read and our write: read again
     }
-    this.changed(taskId)
-    return true
+  }
+
+  /** Moves a live task to `patch.status`; false when it is already terminal (or gone). */
+  async move (taskId: string, patch: TaskPatch & { status: TaskStatus }): Promise<boolean> {
+    return await this.update(taskId, () => patch) !== undefined
+  }
+
+  /**
+   * A running task asks the client `question` under `key`: the task is `input_required` until
+   * every question it waits on is answered. Resolves with the answer (`answer`, below), or rejects
+   * with `TaskEnded` when the task ends first and with the signal's reason when it aborts.
+   */
+  async ask (taskId: string, key: string, question: TaskQuestion, signal: AbortSignal): Promise<TaskAnswer> {
+    const answered = (record: TaskRecord | undefined): boolean =>
+      record === undefined || TERMINAL.has(record.status) || (record.inputResponses !== undefined && Object.hasOwn(record.inputResponses, key))
+    // a key answered already is not asked again (keys are unique over a task's life)
+    await this.update(taskId, (record) => answered(record) ? undefined : { status: 'input_required', inputRequests: { ...record.inputRequests, [key]: question } })
+    const record = await this.waitFor(taskId, signal, answered)
+    signal.throwIfAborted()
+    const answer = record?.inputResponses?.[key]
+    if (answer === undefined) throw new TaskEnded(taskId)
+    return answer
+  }
+
+  /**
+   * Delivers the client's answers (`tasks/update`, or 2025 responses on a `tasks/result` stream):
+   * each one for a question the task still waits on is taken, the others are ignored, as the
+   * extension says. The task is `working` again once nothing is left unanswered.
+   */
+  async answer (taskId: string, answers: Readonly<Record<string, TaskAnswer>>): Promise<void> {
+    await this.update(taskId, (record) => {
+      const pending = record.inputRequests
+      if (pending === undefined) return undefined
+      const keys = Object.keys(answers).filter((key) => Object.hasOwn(pending, key))
+      if (keys.length === 0) return undefined
+      const left: Record<string, TaskQuestion> = { ...pending }
+      const responses: Record<string, TaskAnswer> = { ...record.inputResponses }
+      for (const key of keys) {
+        delete left[key]
+        responses[key] = answers[key]!
+      }
+      const waiting = Object.keys(left).length > 0
+      return { status: waiting ? 'input_required' : 'working', inputRequests: waiting ? left : undefined, inputResponses: responses }
+    })
   }
 
   /** Cancels a live task: `cancelled` before the answer, then the handler is told (ctx.signal). */
@@ -155,8 +231,44 @@ export class Tasks {
     return true
   }
 
-  /** Resolves with the terminal record (or undefined when it vanished); `signal` stops the wait. */
+  /** Claims the carrying of a question by one stream; false when another stream here carries it. */
+  claim (taskId: string, key: string): boolean {
+    const id = `${taskId} ${key}`
+    if (this.carrying.has(id)) return false
+    this.carrying.add(id)
+    return true
+  }
+
+  release (taskId: string, key: string): void {
+    this.carrying.delete(`${taskId} ${key}`)
+  }
+
+  /**
+   * A running 2025 task's notification (progress, a log message), tagged with its task: on a
+   * `tasks/result` stream waiting on it here, else on its session's standalone stream, wherever
+   * that is open. False when there is neither.
+   */
+  notify (taskId: string, sessionId: string | undefined, method: string, params: Record<string, unknown>): boolean {
+    const meta = isObject(params._meta) ? params._meta : {}
+    const tagged = { ...params, _meta: { ...meta, [META_RELATED_TASK]: { taskId } } }
+    if (this.outlets.notify(taskId, method, tagged)) return true
+    if (sessionId === undefined) return false
+    this.publish({ type: 'sessionNotification', sessionId, message: notificationText(method, tagged) })
+    return true
+  }
+
+  /** Resolves with the terminal record (or undefined when it vanished, or `signal` stopped the wait). */
   async wait (taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
+    return await this.waitFor(taskId, signal, (record) => record === undefined || TERMINAL.has(record.status))
+  }
+
+  /** Resolves with the record once it changed from `version` (undefined: vanished, or `signal` stopped the wait). */
+  async next (taskId: string, version: number, signal: AbortSignal): Promise<TaskRecord | undefined> {
+    return await this.waitFor(taskId, signal, (record) => record === undefined || record.version !== version)
+  }
+
+  /** Waits (woken by every change, here or on another instance) until `done` holds for the record. */
+  private async waitFor (taskId: string, signal: AbortSignal, done: (record: TaskRecord | undefined) => boolean): Promise<TaskRecord | undefined> {
     for (;;) {
       let wake!: () => void
       const woken = new Promise<void>((resolve) => { wake = resolve })
@@ -168,7 +280,7 @@ export class Tasks {
       try {
         const record = await this.store.get(taskId)
         if (signal.aborted) return undefined
-        if (record === undefined || TERMINAL.has(record.status)) return record
+        if (done(record)) return record
         await woken
       } finally {
         signal.removeEventListener('abort', onAbort)
@@ -215,9 +327,22 @@ export class Tasks {
     })
   }
 
-  private changed (taskId: string): void {
-    this.wake(taskId)
-    void this.bus.publish({ type: 'taskStatus', taskId })
+  /**
+   * After a change: the waiters here, the bus for the others (and for `notifications/tasks` on
+   * listen streams), and the creating 2025-11-25 session's `notifications/tasks/status` when the
+   * status itself changed.
+   */
+  private changed (record: TaskRecord, from: TaskStatus): void {
+    this.wake(record.taskId)
+    this.publish({ type: 'taskStatus', taskId: record.taskId })
+    if (record.sessionId !== undefined && record.status !== from) {
+      this.publish({ type: 'sessionNotification', sessionId: record.sessionId, message: notificationText('notifications/tasks/status', taskWire(record)) })
+    }
+  }
+
+  /** A bus that fails must not fail the task: its pollers still read the store. */
+  private publish (event: Parameters<Bus['publish']>[0]): void {
+    Promise.resolve(this.bus.publish(event)).catch(noop)
   }
 
   private wake (taskId: string): void {
@@ -225,3 +350,5 @@ export class Tasks {
     if (set !== undefined) for (const wake of [...set]) wake()
   }
 }
+
+function noop (): void {}
