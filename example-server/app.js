@@ -68,6 +68,35 @@ export const greet = defineTool({
   }
 })
 
+// A long-running tool: it counts, one step every `delayMs`, reporting progress, and stops when the
+// caller cancels. A client that takes tasks gets a task handle at once and polls it (2026-07-28:
+// tasks/get; 2025-11-25: tasks/get and tasks/result, with the progress on the way); any other
+// client waits for the answer, as for an ordinary tool. The same execute serves both.
+export const count = defineTool({
+  name: 'count',
+  description: 'Counts to `to`, one step every `delayMs` ms, with progress; runs as a task for a client that takes one, and can be cancelled',
+  annotations: { readOnly: true, idempotent: true, openWorld: false },
+  task: 'optional',
+  args: {
+    to: Type.Integer({ minimum: 1, maximum: 100, description: 'Where to stop' }),
+    delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 500, description: 'Milliseconds per step' }))
+  },
+  output: { counted: Type.Integer(), cancelled: Type.Boolean() },
+  async execute ({ to, delayMs = 500 }, ctx) {
+    let counted = 0
+    while (counted < to && !ctx.signal.aborted) {
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, delayMs)
+        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
+      })
+      if (ctx.signal.aborted) break
+      counted++
+      ctx.progress(counted, to, `counted ${counted} of ${to}`)
+    }
+    return { counted, cancelled: ctx.signal.aborted }
+  }
+})
+
 const Note = Type.Object({ id: Type.Integer(), text: Type.String(), tags: Type.Array(Type.String()) })
 
 /**
@@ -116,10 +145,10 @@ export async function build (options = {}) {
   await app.register(sake, {
     name: 'example-server',
     version: '0.1.0',
-    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), and a showcase of content blocks.',
+    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, and count (a long-running tool that runs as a task).',
     // a fleet shares this key (openssl rand -base64 32); without it each process makes its own, with a warning
     requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
-    tools: [add, echo, greet, showcase, ...(auth?.tools ?? [])],
+    tools: [add, echo, greet, showcase, count, ...(auth?.tools ?? [])],
     ...auth?.options
   })
   if (auth !== undefined) await auth.install(app)

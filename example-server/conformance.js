@@ -51,6 +51,47 @@ export const tools = [
       throw new Error('protocol_error_job crashed, as it always does')
     }
   },
+  // questions inside a task (tasks-mrtr-input, tasks-dispatch-and-envelope): the task waits in
+  // input_required until tasks/update (2026-07-28) or a tasks/result stream (2025) brings the answer
+  {
+    name: 'confirm_delete',
+    description: 'Asks the client to confirm the deletion of `filename`, as a task, then reports',
+    task: 'optional',
+    args: { filename: Type.String() },
+    async execute ({ filename }, ctx) {
+      const answer = await ctx.elicit.form('confirm', `Delete ${filename}?`, Type.Object({ confirm: Type.Boolean() }))
+      if (answer.action !== 'accept') return `Kept ${filename} (${answer.action})`
+      return answer.content.confirm ? `Deleted ${filename}` : `Kept ${filename}`
+    }
+  },
+  {
+    name: 'multi_input',
+    description: 'Asks two questions at once, as a task, then reports both answers',
+    task: 'optional',
+    async execute (args, ctx) {
+      const schema = Type.Object({ name: Type.Optional(Type.String()), confirm: Type.Optional(Type.Boolean()) })
+      const [first, second] = await Promise.all([
+        ctx.elicit.form('first', 'First question', schema),
+        ctx.elicit.form('second', 'Second question', schema)
+      ])
+      return `${elicited('first', first)}; ${elicited('second', second)}`
+    }
+  },
+  // multi round-trip before the task (tasks-mrtr-composition): prepare asks in the request, and the
+  // task it then starts uses the answer
+  {
+    name: 'test_tool_with_task',
+    description: 'Asks for a name before it starts (in the request), then greets it from a task',
+    task: 'required',
+    async prepare (args, ctx) {
+      const answer = await ctx.elicit.form('user_name', 'What is your name?', Type.Object({ name: Type.String() }))
+      return answer.action === 'accept' ? { name: answer.content.name } : toolError(`No name given (${answer.action})`)
+    },
+    async execute ({ name }) {
+      await sleep(100)
+      return `Hello, ${name}, from a task!`
+    }
+  },
   {
     // Named to sort first in tools/list (names sort by code unit: '_' < 'd'): the SEP-2243
     // custom-header scenario tests the FIRST listed tool declaring any x-mcp-header, through its
