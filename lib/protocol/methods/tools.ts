@@ -167,14 +167,14 @@ class Stop {
   constructor (readonly result: CallToolResult) {}
 }
 
-async function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
+/** Validation, `prepare`, `execute`: a call run inline. Not async: the hot path (no `prepare`) is `execute`'s own promise. */
+function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
   if (tool.definition.prepare === undefined) {
     // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
-    if (!tool.validate(args)) return invalidArguments(tool)
-    return await execute(tool, args, call, ctx)
+    if (!tool.validate(args)) return Promise.resolve(invalidArguments(tool))
+    return execute(tool, args, call, ctx)
   }
-  const step = await prepareStep(tool, args, call, ctx)
-  return step instanceof Stop ? step.result : await execute(tool, step, call, ctx)
+  return prepareStep(tool, args, call, ctx).then((step) => step instanceof Stop ? step.result : execute(tool, step, call, ctx))
 }
 
 function invalidArguments (tool: CompiledTool): CallToolResult {
