@@ -183,7 +183,8 @@ function uiOf (raw: Record<string, unknown>, who: string): CompiledResource['ui'
   if (raw.mimeType !== undefined && raw.mimeType !== APP_MIME_TYPE) fail(who, `a ui:// resource is an MCP App's HTML: its 'mimeType' is ${JSON.stringify(APP_MIME_TYPE)} (the default), got ${JSON.stringify(raw.mimeType)}`)
   if (isObject(raw.meta) && (raw.meta.ui !== undefined)) fail(who, "give the app's _meta.ui as the options csp, permissions, domain and prefersBorder, not in 'meta': they are sent only to clients that declared MCP Apps")
   const meta = uiMetaOf(raw, (message) => fail(who, message))
-  return Object.freeze({ meta: meta === undefined ? undefined : deepFreeze(plain(meta, (message) => fail(who, `its _meta.ui cannot be sent as JSON: ${message}`))) })
+  // checked above to be strings, booleans, arrays of strings and empty objects: a JSON copy is exact
+  return Object.freeze({ meta: meta === undefined ? undefined : deepFreeze(JSON.parse(JSON.stringify(meta)) as UiResourceMeta) })
 }
 
 /**

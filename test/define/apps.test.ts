@@ -33,7 +33,7 @@ t.test('visibility, and what a UI URI is', async (t) => {
   t.same(visibilityOf(undefined, fail), ['model', 'app'], 'the default')
   t.same(visibilityOf(['app'], fail), ['app'])
   t.same(visibilityOf(['model'], fail), ['model'])
-  for (const wrong of [[], ['agent'], ['app', 'app'], 'app', null]) {
+  for (const wrong of [[], ['agent'], ['app', 'app'], 'app', null, () => ['app']]) {
     t.throws(() => visibilityOf(wrong, fail), /'visibility' must be \['model', 'app'\] \(the default\), \['app'\]/, JSON.stringify(wrong))
   }
   t.ok(isUiUri('ui://x'))
@@ -118,6 +118,7 @@ t.test('a ui:// resource: its type, its _meta.ui options, its cache defaults', a
   t.throws(() => compileResource(uiResource({ meta: { ui: { prefersBorder: true } } })), /give the app's _meta.ui as the options csp, permissions, domain and prefersBorder, not in 'meta'/)
   t.throws(() => compileResource(uiResource({ prefersBorder: 'yes' })), /resource 'ui:\/\/s\/app': 'prefersBorder' must be a boolean/)
   t.throws(() => compileResource(uiResource({ cacheScope: 'shared' })), /'cacheScope' must be 'public' or 'private', got "shared"/)
+  t.throws(() => compileResource(uiResource({ cacheScope: () => 'public' })), /'cacheScope' must be 'public' or 'private', got function/)
   t.throws(() => compileResource(uiResource({ csp: { connectDomains: [1n] } })), /'csp.connectDomains' must be an array of origins/)
 })
 
