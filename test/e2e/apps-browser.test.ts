@@ -68,7 +68,7 @@ t.test('the counter app runs in Chromium and calls its app-only tool through the
   })
   await page.goto(hostUrl)
 
-  await page.waitForFunction(() => /host ready|failed/.test(document.getElementById('log')!.textContent!), undefined, { timeout: 20_000 })
+  await page.locator('#log').filter({ hasText: /host ready|failed/ }).waitFor({ timeout: 20_000 })
   t.equal(await page.textContent('#error'), '', 'the host set up without an error')
   t.match(await page.textContent('#log'), /the server's extensions: .*io\.modelcontextprotocol\/ui/, 'the server advertises MCP Apps')
   const all = (await page.textContent('#all-tools'))!.split(' ')

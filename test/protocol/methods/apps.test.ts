@@ -134,7 +134,7 @@ t.test('a server without an app advertises nothing of MCP Apps', async (t) => {
 
 t.test("a tool's ui that names no resource keeps the server from starting, naming the tool", async (t) => {
   const app = await build({ tools: [{ name: 'lost', ui: 'ui://t/missing', execute: () => 'x' }] as any })
-  await t.rejects(app.ready(), { code: 'SAKE_ERR_INVALID_TOOL', message: /^tool 'lost': its 'ui' names the resource 'ui:\/\/t\/missing', which is not registered/ })
+  await t.rejects(async () => await app.ready(), { code: 'SAKE_ERR_INVALID_TOOL', message: /^tool 'lost': its 'ui' names the resource 'ui:\/\/t\/missing', which is not registered/ })
   // registered before ready: it is found
   const later = await build({ tools: [{ name: 'found', ui: 'ui://t/late', execute: () => 'x' }] as any })
   t.teardown(() => later.close())
