@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import sake, { Type, defineTool, text, image, resource, resourceLink, toolError } from 'fastify-sake'
 import { registerConformance } from './conformance.js'
 import { exampleAuth } from './auth.js'
+import { counter, counterIncrement } from './apps.js'
 
 // A 1x1 transparent PNG, so the content example needs no file on disk.
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -145,10 +146,10 @@ export async function build (options = {}) {
   await app.register(sake, {
     name: 'example-server',
     version: '0.1.0',
-    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, and count (a long-running tool that runs as a task).',
+    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, count (a long-running tool that runs as a task), and a counter (an MCP App).',
     // a fleet shares this key (openssl rand -base64 32); without it each process makes its own, with a warning
     requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
-    tools: [add, echo, greet, showcase, count, ...(auth?.tools ?? [])],
+    tools: [add, echo, greet, showcase, count, counter, counterIncrement, ...(auth?.tools ?? [])],
     ...auth?.options
   })
   if (auth !== undefined) await auth.install(app)

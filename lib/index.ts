@@ -144,7 +144,7 @@ export type {
 } from './define/input.js'
 export { text, image, audio, resource, resourceLink } from './define/content.js'
 export type { ContentBlock, TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, ContentAnnotations, Icon } from './define/content.js'
-export { withMeta, toolError } from './define/result.js'
+export { withMeta, withText, toolError } from './define/result.js'
 export { defineResource } from './define/resource.js'
 export type {
   ResourceDefinition, FixedResourceDefinition, TemplateResourceDefinition, TemplateVariables, ResourceContents, ResourceReturn,
@@ -152,7 +152,9 @@ export type {
 } from './define/resource.js'
 export { definePrompt, userMessage, assistantMessage } from './define/prompt.js'
 export type { PromptDefinition, TypedPromptDefinition, DefinedPrompt, PromptArgument, PromptArguments, PromptMessage, PromptReturn } from './define/prompt.js'
-export type { WithMeta, ToolErrorResult, CallToolResult } from './define/result.js'
+export type { WithMeta, WithText, ToolErrorResult, CallToolResult } from './define/result.js'
+export type { InlineUi, UiResourceMeta, UiCsp, UiPermissions, Visibility } from './define/apps.js'
+export { APPS_EXTENSION, APP_MIME_TYPE } from './spec/apps.js'
 export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,

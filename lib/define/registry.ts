@@ -3,7 +3,7 @@
  * Maps for O(1) lookup on every call; closed to new items when the server is ready. Finding what a
  * name or URI refers to is this file's job: every layer asks here, none keeps a lookup of its own.
  */
-import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError } from '../errors.js'
+import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError, SakeResourceDefinitionError, SakeToolDefinitionError } from '../errors.js'
 import { compileResource, type CompiledResource, type ResourceDefinition } from './resource.js'
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './prompt.js'
 import { compileTool, type CompiledTool, type ToolDefinition } from './tool.js'
@@ -55,13 +55,39 @@ export class Registry {
     this.journal?.push(() => map.delete(key))
   }
 
-  /** Checks, compiles and adds a tool; throws a `SakeError` on any mistake. */
+  /**
+   * Checks, compiles and adds a tool, and the UI resource its inline `ui` defines; throws a
+   * `SakeError` on any mistake (a mistake in that resource names the tool).
+   */
   addTool (definition: ToolDefinition): CompiledTool {
     if (this.ready) throw new SakeRegisterAfterReadyError(`tool '${String(definition?.name)}'`)
     const tool = compileTool(definition, this.scopes)
     if (this.tools.has(tool.name)) throw new SakeDuplicateToolError(tool.name)
+    if (tool.ui?.inline !== undefined) this.addInlineUi(tool, definition.ui as object)
     this.keep(this.tools, tool.name, tool)
     return tool
+  }
+
+  /** The definitions an inline `ui` object made: the same object on two tools is one resource. */
+  private readonly inlineUis = new WeakMap<object, CompiledResource>()
+
+  private addInlineUi (tool: CompiledTool, ui: object): void {
+    const uri = tool.ui!.resourceUri
+    const known = this.inlineUis.get(ui)
+    if (known !== undefined && this.resources.get(uri) === known) return
+    if (this.resources.has(uri)) {
+      throw new SakeToolDefinitionError(`tool '${tool.name}': its 'ui' defines the resource '${uri}', which is already registered; to share one app, give the other tools the same 'ui' object, or its URI as a string`)
+    }
+    let resource: CompiledResource
+    try {
+      resource = compileResource(tool.ui!.inline as unknown as ResourceDefinition, this.scopes)
+    } catch (err) {
+      /* c8 ignore next -- compileResource throws only SakeResourceDefinitionError; anything else is passed on, not renamed */
+      if (!(err instanceof SakeResourceDefinitionError)) throw err
+      throw new SakeToolDefinitionError(`tool '${tool.name}': its 'ui' ${err.message}`)
+    }
+    this.keep(this.resources, uri, resource)
+    this.inlineUis.set(ui, resource)
   }
 
   /** Checks and adds a resource or resource template; throws a `SakeError` on any mistake. */
@@ -94,9 +120,26 @@ export class Registry {
     return undefined
   }
 
-  /** Closes registration; called from `onReady`, when the lists are serialised. */
+  /**
+   * Closes registration; called from `onReady`, when the lists are serialised. Every tool's `ui`
+   * must name a UI resource by then (MCP Apps: the resource MUST exist): else it throws, naming
+   * the tool, and the server does not start.
+   */
   seal (): void {
+    for (const tool of this.tools.values()) {
+      const uri = tool.ui?.resourceUri
+      if (uri !== undefined && this.resources.get(uri)?.ui === undefined) {
+        throw new SakeToolDefinitionError(`tool '${tool.name}': its 'ui' names the resource '${uri}', which is not registered; register it with registerResource({ uri: '${uri}', name, read }) before the server is ready, or give 'ui' as { uri, html } to define it in place`)
+      }
+    }
     this.ready = true
+  }
+
+  /** Whether anything here uses MCP Apps (a tool's `ui` or `visibility`, a `ui://` resource): the extension is advertised then. */
+  servesApps (): boolean {
+    for (const tool of this.tools.values()) if (tool.withoutApps !== undefined) return true
+    for (const resource of this.resources.values()) if (resource.ui !== undefined) return true
+    return false
   }
 
   get sealed (): boolean {

@@ -10,6 +10,8 @@ import { iconsProblem, type Icon } from './content.js'
 import type { CompletionContext, RequestContext } from './context.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
 import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
+import { APP_MIME_TYPE } from '../spec/apps.js'
+import { UI_META_KEYS, UI_TTL, isUiUri, uiMetaOf, type UiResourceMeta } from './apps.js'
 
 /** `audience`, `priority` (0 to 1) and `lastModified` (ISO 8601), as the spec defines them. */
 export interface ResourceAnnotations {
@@ -48,6 +50,12 @@ interface ResourceBase {
   scope?: ScopeRequirement
   /** Your own settings, as a route's `config`: the host's hooks read it on `request.mcp.config`. Never sent. */
   config?: Record<string, unknown>
+  /**
+   * `cacheScope` of its 2026-07-28 `resources/read` results: `'public'` (any cache may share them)
+   * or `'private'` (one caller's). Default: `'public'`, `'private'` with `auth` on; a `ui://`
+   * resource is `'public'` unless told otherwise.
+   */
+  cacheScope?: 'public' | 'private'
 }
 
 /** The variables of a URI template, by name: `'users://{id}'` gives `{ id: string }`. */
@@ -59,8 +67,12 @@ type VariableNames<T extends string> = T extends `${string}{${infer V}}${infer R
   ? (V extends `+${infer N}` ? N : V) | VariableNames<Rest>
   : never
 
-/** A resource at one URI. */
-export interface FixedResourceDefinition extends ResourceBase {
+/**
+ * A resource at one URI. A `ui://` URI makes it an MCP App's HTML (`text/html;profile=mcp-app`),
+ * with the `_meta.ui` options (`csp`, `permissions`, `domain`, `prefersBorder`), shown only to
+ * clients that declared MCP Apps.
+ */
+export interface FixedResourceDefinition extends ResourceBase, UiResourceMeta {
   uri: string
   uriTemplate?: undefined
   /** Size in bytes, when known. */
@@ -97,9 +109,19 @@ export interface CompiledResource {
   readonly access: Requirement | undefined
   /** The definition's `config`, as given. */
   readonly config: Readonly<Record<string, unknown>> | undefined
+  /** The `cacheScope` it asks for; undefined: the default (public, private with auth on). */
+  readonly cacheScope: 'public' | 'private' | undefined
+  /**
+   * Set for a UI resource (`ui://`): its `_meta.ui`, put on the list entry (in `wire`) and on
+   * every content item of a read, for clients that declared MCP Apps. Other clients get neither,
+   * and lists do not show them the resource (`withoutApps: null`).
+   */
+  readonly ui: { readonly meta: Readonly<UiResourceMeta> | undefined } | undefined
+  /** The list entry for a client without MCP Apps: null, not listed; undefined, the same as `wire`. */
+  readonly withoutApps: null | undefined
 }
 
-const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope', 'config'])
+const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope', 'config', 'cacheScope', ...UI_META_KEYS])
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
 function fail (who: string, message: string): never {
@@ -144,6 +166,25 @@ function checkCommon (def: Record<string, unknown>, who: string): void {
     const problem = annotationsProblem(def.annotations)
     if (problem !== undefined) fail(who, problem)
   }
+  if (def.cacheScope !== undefined && def.cacheScope !== 'public' && def.cacheScope !== 'private') fail(who, `'cacheScope' must be 'public' or 'private', got ${JSON.stringify(def.cacheScope) ?? kind(def.cacheScope)}`)
+}
+
+/**
+ * The checks of a UI resource (`ui://`, reserved for MCP Apps): its type is the extension's, its
+ * `_meta.ui` comes from the options (so it reaches only the clients that declared the extension).
+ * Returns the `_meta.ui`; the `_meta.ui` options anywhere but on a `ui://` URI are refused.
+ */
+function uiOf (raw: Record<string, unknown>, who: string): CompiledResource['ui'] {
+  const given = UI_META_KEYS.filter((key) => raw[key] !== undefined)
+  if (!isUiUri(raw.uri)) {
+    if (given.length > 0) fail(who, `'${given[0]!}' is MCP Apps metadata, for a UI resource: give the resource a ui:// URI, or leave it out`)
+    return undefined
+  }
+  if (raw.mimeType !== undefined && raw.mimeType !== APP_MIME_TYPE) fail(who, `a ui:// resource is an MCP App's HTML: its 'mimeType' is ${JSON.stringify(APP_MIME_TYPE)} (the default), got ${JSON.stringify(raw.mimeType)}`)
+  if (isObject(raw.meta) && (raw.meta.ui !== undefined)) fail(who, "give the app's _meta.ui as the options csp, permissions, domain and prefersBorder, not in 'meta': they are sent only to clients that declared MCP Apps")
+  const meta = uiMetaOf(raw, (message) => fail(who, message))
+  // checked above to be strings, booleans, arrays of strings and empty objects: a JSON copy is exact
+  return Object.freeze({ meta: meta === undefined ? undefined : deepFreeze(JSON.parse(JSON.stringify(meta)) as UiResourceMeta) })
 }
 
 /**
@@ -174,12 +215,16 @@ export function compileResource (def: ResourceDefinition, scopes: ReadonlyMap<st
     if (raw.complete !== undefined && typeof raw.complete !== 'function') fail(who, `'complete' must be a function (variable, partial, ctx) => values, got ${kind(raw.complete)}`)
   }
 
+  const ui = uiOf(raw, who)
   const wire: Record<string, unknown> = hasUri ? { uri: raw.uri } : { uriTemplate: raw.uriTemplate }
   wire.name = raw.name
   for (const key of ['title', 'description', 'mimeType', 'icons', 'size', 'annotations'] as const) {
     if (raw[key] !== undefined) wire[key] = raw[key]
   }
+  if (ui !== undefined) wire.mimeType = APP_MIME_TYPE
   if (raw.meta !== undefined) wire._meta = raw.meta
+  // the draft extension puts _meta.ui on the list entry too, for hosts to review before reading
+  if (ui?.meta !== undefined) wire._meta = { ...(raw.meta as Record<string, unknown> | undefined), ui: ui.meta }
   const copy = deepFreeze(plain(wire, (message) => fail(who, `its definition cannot be sent as JSON: ${message}`)))
   return Object.freeze({
     kind: 'resource' as const,
@@ -187,9 +232,13 @@ export function compileResource (def: ResourceDefinition, scopes: ReadonlyMap<st
     definition: def as ResourceDefinition,
     template,
     wire: Object.freeze({ modern: copy, legacy: copy }),
-    ttl: raw.ttl as number | undefined,
+    // an app's HTML changes with a deploy, not with the data: a long default (SEP-2549's advice)
+    ttl: (raw.ttl as number | undefined) ?? (ui === undefined ? undefined : UI_TTL),
     access: requirementOf(raw, scopes, (message) => fail(who, message)),
-    config: raw.config as Record<string, unknown> | undefined
+    config: raw.config as Record<string, unknown> | undefined,
+    cacheScope: (raw.cacheScope as 'public' | 'private' | undefined) ?? (ui === undefined ? undefined : 'public'),
+    ui,
+    withoutApps: ui === undefined ? undefined : null
   })
 }
 

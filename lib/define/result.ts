@@ -5,12 +5,43 @@
  * - any other JSON value: JSON text plus `structuredContent` (legacy clients only take an object
  *   there, so a non-object goes as text alone to them);
  * - `withMeta(value, meta)`: one of the above plus `_meta` on the result;
+ * - `withText(value, text)`: `text` as the content, `value` as `structuredContent` (what an MCP
+ *   App renders while the model and text-only clients read the text);
  * - `toolError(message)` or a thrown `ToolError`: `isError: true` with the message.
  */
 import { ToolError } from '../errors.js'
 import { isContent, type ContentBlock } from './content.js'
 
 const kWithMeta = Symbol('fastify-sake.withMeta')
+const kWithText = Symbol('fastify-sake.withText')
+
+/** A value sent as `structuredContent` with its own text for `content`; made by `withText`. */
+export interface WithText<T> {
+  readonly [kWithText]: string
+  readonly value: T
+}
+
+/**
+ * `value` as `structuredContent` and `text` as the result's one text block, instead of the value's
+ * JSON: the summary a model or a client without the tool's app reads, while the app renders the
+ * data. A client that cannot take this `structuredContent` (a 2025-03-26 session, or a non-object
+ * in a 2025 one) gets the value's JSON as a second text block.
+ * @example
+ * return withText({ count: 42 }, 'The counter is at 42.')
+ */
+export function withText<T> (value: T, text: string): WithText<T> {
+  if (typeof text !== 'string') throw new TypeError(`withText(value, text): text must be a string, got ${typeof text}`)
+  return { [kWithText]: text, value }
+}
+
+function isWithText (value: unknown): value is WithText<unknown> {
+  return typeof value === 'object' && value !== null && kWithText in value
+}
+
+/** The payload an output schema checks: the value inside `withText`, or the value itself. */
+export function payloadOf (value: unknown): unknown {
+  return isWithText(value) ? value.value : value
+}
 
 /** A value with `_meta` for the result; made by `withMeta`. */
 export interface WithMeta<T> {
@@ -72,7 +103,16 @@ export function errorResult (message: string, meta?: Record<string, unknown>): C
  */
 export function shape (value: unknown, meta: Record<string, unknown> | undefined, structured: boolean, objectOnly: boolean): CallToolResult {
   let result: CallToolResult
-  if (typeof value === 'string') {
+  if (isWithText(value)) {
+    const json = JSON.stringify(value.value)
+    if (json === undefined) throw new TypeError(`a ${typeof value.value} cannot be sent as JSON`)
+    result = { content: [{ type: 'text', text: value[kWithText] }] }
+    if (structured && (!objectOnly || (typeof value.value === 'object' && value.value !== null && !Array.isArray(value.value)))) {
+      result.structuredContent = value.value
+    } else {
+      result.content.push({ type: 'text', text: json }) // the data is not lost on a client without structuredContent
+    }
+  } else if (typeof value === 'string') {
     result = { content: [{ type: 'text', text: value }] }
   } else if (value === undefined) {
     result = { content: [] }

@@ -10,9 +10,11 @@ import { deepFreeze, isObject, isTypeBox, kind, plain as plainCopy } from '../va
 import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
 import { iconsProblem, type Icon } from './content.js'
-import type { ToolErrorResult, WithMeta } from './result.js'
+import type { ToolErrorResult, WithMeta, WithText } from './result.js'
 import type { ToolContext } from './context.js'
 import { requirementOf, type Authentication, type Requirement, type ScopeRequirement } from './access.js'
+import { META_UI_RESOURCE_URI } from '../spec/apps.js'
+import { inlineUiResource, isUiUri, visibilityOf, type InlineUi, type Visibility } from './apps.js'
 
 /** Advisory hints for clients (the spec's `*Hint` fields); never enforced by the server. */
 export interface ToolAnnotations {
@@ -32,7 +34,7 @@ export type OutputOf<O> = O extends TSchema ? Static<O> : O extends TProperties 
 /** What `execute` may return: with `output`, a value of that type (possibly with `_meta`) or an error. */
 export type ToolReturn<O> = [O] extends [undefined]
   ? unknown
-  : OutputOf<O> | WithMeta<OutputOf<O>> | ToolErrorResult
+  : OutputOf<O> | WithText<OutputOf<O>> | WithMeta<OutputOf<O> | WithText<OutputOf<O>>> | ToolErrorResult
 
 interface ToolBase<O> {
   /** Unique on the server; 1–128 of `A-Z a-z 0-9 _ - .` */
@@ -62,6 +64,18 @@ interface ToolBase<O> {
    * asks), `true` or `'required'` (only as a task). The same `execute` serves every case.
    */
   task?: 'optional' | 'required' | true
+  /**
+   * MCP Apps: the app the host shows with the tool's result. The URI of a `ui://` resource you
+   * register with `registerResource`, or the app in place (`{ uri, html }` or `{ uri, read }`, with
+   * `csp`, `permissions`, `domain`, `prefersBorder`), which registers that resource. Listed only to
+   * clients that declared the extension; the result's `content` stays the text every client reads.
+   */
+  ui?: string | InlineUi
+  /**
+   * MCP Apps: who calls the tool. `['model', 'app']` (the default); `['app']` for a tool only the
+   * app calls (a refresh button), which a client without MCP Apps does not see and cannot call.
+   */
+  visibility?: Visibility[]
   /** Your own settings for the tool, as a route's `config`: the host's hooks read it on `request.mcp.config` (a rate limit, a cost). Never sent. */
   config?: Record<string, unknown>
 }
@@ -143,11 +157,23 @@ export interface CompiledTool {
   readonly config: Readonly<Record<string, unknown>> | undefined
   /** The `task` option, `true` read as `'required'`; undefined for a tool that never runs as a task. */
   readonly task: TaskSupport | undefined
+  /**
+   * MCP Apps: the `ui://` resource of its app (`resourceUri`) and the resource an inline `ui`
+   * registers (`inline`), or undefined for a tool without an app.
+   */
+  readonly ui: { readonly resourceUri: string, readonly inline: Readonly<Record<string, unknown>> | undefined } | undefined
+  /** MCP Apps: `visibility` is `['app']`: not listed to, nor callable by, a client without the extension. */
+  readonly appOnly: boolean
+  /**
+   * The `Tool` objects for a client without MCP Apps, when they differ from `wire` (which has
+   * `_meta.ui`): null, not listed (an app-only tool); undefined, the same as `wire`.
+   */
+  readonly withoutApps: Readonly<Record<Era, Record<string, unknown>>> | null | undefined
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const NO_SCOPES: ReadonlyMap<string, string> = new Map()
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config', 'task'])
+const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config', 'task', 'ui', 'visibility'])
 
 /** How a tool runs as a task (`execution.taskSupport` in 2025-11-25 `tools/list`). */
 export type TaskSupport = 'optional' | 'required'
@@ -253,6 +279,43 @@ function wireAnnotations (annotations: ToolAnnotations): Record<string, unknown>
   return out
 }
 
+/** MCP Apps on a tool: its app and who calls it, checked; undefined when it uses neither. */
+interface Apps {
+  readonly ui: CompiledTool['ui']
+  readonly visibility: readonly Visibility[]
+}
+
+function appsOf (def: ToolDefinition & { name: string }): Apps | undefined {
+  if (def.ui === undefined && def.visibility === undefined) return undefined
+  const failHere = (message: string): never => fail(def.name, message)
+  if (isObject(def.meta) && (def.meta.ui !== undefined || def.meta[META_UI_RESOURCE_URI] !== undefined)) {
+    fail(def.name, "give the app as 'ui' and 'visibility', not in 'meta': they are sent only to clients that declared MCP Apps")
+  }
+  const visibility = visibilityOf(def.visibility, failHere)
+  const ui: unknown = def.ui
+  if (ui === undefined) return { ui: undefined, visibility }
+  if (typeof ui === 'string') {
+    if (!isUiUri(ui)) fail(def.name, `'ui' must be the URI of a ui:// resource (registered with registerResource) or { uri, html } (the app in place), got ${JSON.stringify(ui)}`)
+    return { ui: Object.freeze({ resourceUri: ui, inline: undefined }), visibility }
+  }
+  if (!isObject(ui)) fail(def.name, `'ui' must be the URI of a ui:// resource or { uri, html } (the app in place), got ${kind(ui)}`)
+  const inline = Object.freeze(inlineUiResource(ui, failHere))
+  return { ui: Object.freeze({ resourceUri: inline.uri as string, inline }), visibility }
+}
+
+/**
+ * The tool's `Tool` objects with MCP Apps' `_meta.ui` (the extension's `{ resourceUri, visibility }`,
+ * and the deprecated flat `ui/resourceUri` older hosts read), derived from the plain ones.
+ */
+function withApps (wire: CompiledTool['wire'], apps: Apps): CompiledTool['wire'] {
+  const ui: Record<string, unknown> = {}
+  if (apps.ui !== undefined) ui.resourceUri = apps.ui.resourceUri
+  ui.visibility = apps.visibility
+  const meta: Record<string, unknown> = { ...(wire.modern._meta as Record<string, unknown> | undefined), ui }
+  if (apps.ui !== undefined) meta[META_UI_RESOURCE_URI] = apps.ui.resourceUri
+  return deepFreeze({ modern: { ...wire.modern, _meta: meta }, legacy: { ...wire.legacy, _meta: meta } })
+}
+
 /** The `Tool` objects of `tools/list`: the modern one, and the legacy one derived from it. */
 function wireOf (def: ToolDefinition, inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown> | undefined, task: TaskSupport | undefined): CompiledTool['wire'] {
   const modern: Record<string, unknown> = { name: def.name }
@@ -288,6 +351,7 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
   if (def.prepare !== undefined && typeof def.prepare !== 'function') fail(def.name, `'prepare' must be a function (args, ctx) => arguments for execute, got ${kind(def.prepare)}`)
   checkOptional(def)
   const task = taskOf(def)
+  const apps = appsOf(def)
 
   const { schema: inputSchema, headers } = extractHeaders(def.name, inputSchemaOf(def))
   const outputSchema = outputSchemaOf(def)
@@ -305,11 +369,17 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
     fail(def.name, `its output schema does not compile: ${(err as Error).message}`)
   }
 
+  const plainWire = wireOf(def, inputSchema, outputSchema, task)
+  const appOnly = apps !== undefined && !apps.visibility.includes('model')
   return Object.freeze({
     kind: 'tool' as const,
     name: def.name,
     definition: def,
-    wire: wireOf(def, inputSchema, outputSchema, task),
+    // `wire` is the tool as a client with MCP Apps sees it; `withoutApps` as any other client does
+    wire: apps === undefined ? plainWire : withApps(plainWire, apps),
+    withoutApps: apps === undefined ? undefined : appOnly ? null : plainWire,
+    ui: apps?.ui,
+    appOnly,
     validate,
     validateOutput,
     objectOutput: outputSchema === undefined || outputSchema.type === 'object',

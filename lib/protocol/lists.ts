@@ -1,8 +1,10 @@
 /**
  * The list results (`tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`),
- * serialised once when the server is ready, a page at a time and once for each era. With
- * `auth.hideForbidden`, the pages a caller sees depend on the declared scopes it holds: those are
- * built on first use per set of held scopes, and kept (a bounded number of sets).
+ * serialised once when the server is ready, a page at a time and once for each era, and once for
+ * clients with MCP Apps and once for the others when anything listed differs between them (UI
+ * metadata, app-only tools, UI resources). With `auth.hideForbidden`, the pages a caller sees
+ * depend on the declared scopes it holds: those are built on first use per set of held scopes, and
+ * kept (a bounded number of sets).
  */
 import type { Era } from '../spec/eras.js'
 import type { AuthInfo } from '../spec/types.js'
@@ -35,9 +37,18 @@ interface Pages {
 
 /** What a list page needs of an item: its wire object per era, its own ttl, what it demands. */
 interface Listed {
+  /** As a client with MCP Apps sees it. */
   readonly wire: Readonly<Record<Era, Record<string, unknown>>>
+  /** As a client without MCP Apps sees it: null, not listed; undefined (or absent), the same as `wire`. */
+  readonly withoutApps?: Readonly<Record<Era, Record<string, unknown>>> | null | undefined
   readonly ttl: number | undefined
   readonly access: Requirement | undefined
+}
+
+/** Every list's pages, for clients with MCP Apps (`apps`) and without (`plain`; the same object when nothing differs). */
+interface Audiences {
+  readonly apps: AllPages
+  readonly plain: AllPages
 }
 
 /** Each list's key in its result, and the prefix that keeps one list's cursors from opening another's pages. */
@@ -53,9 +64,9 @@ type AllPages = Record<PagedList, Pages>
 export class ListPages {
   private readonly registry: Registry
   private readonly options: ListOptions
-  private pages: AllPages | undefined
+  private pages: Audiences | undefined
   /** With `hideForbidden`: the pages per set of held declared scopes, built on first use. */
-  private readonly filtered = new Map<string, AllPages>()
+  private readonly filtered = new Map<string, Audiences>()
 
   constructor (registry: Registry, options: ListOptions) {
     this.registry = registry
@@ -67,10 +78,14 @@ export class ListPages {
     this.pages = this.paginate(undefined)
   }
 
-  /** The serialised page of a list for a cursor; undefined when the cursor is not ours. */
-  page (list: PagedList, era: Era, cursor: string | undefined, auth?: AuthInfo): string | undefined {
+  /**
+   * The serialised page of a list for a cursor; undefined when the cursor is not ours. `apps`:
+   * the client declared MCP Apps (`spec/apps.ts`).
+   */
+  page (list: PagedList, era: Era, cursor: string | undefined, auth?: AuthInfo, apps = false): string | undefined {
     // before the server is ready (a direct call, not a request) the pages are built on demand
-    const pages = (auth !== undefined && this.options.hideForbidden ? this.pagesFor(auth) : (this.pages ?? this.paginate(undefined)))[list]
+    const audiences = auth !== undefined && this.options.hideForbidden ? this.pagesFor(auth) : (this.pages ?? this.paginate(undefined))
+    const pages = (apps ? audiences.apps : audiences.plain)[list]
     const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
     return index === undefined ? undefined : pages[era][index]
   }
@@ -79,7 +94,7 @@ export class ListPages {
    * The pages a caller sees when lists hide what its scopes do not allow: keyed by the declared
    * scopes it holds (so callers with the same grants share them), `cacheScope: 'private'`.
    */
-  private pagesFor (auth: AuthInfo): AllPages {
+  private pagesFor (auth: AuthInfo): Audiences {
     const held = [...this.registry.scopes.keys()].filter((scope) => auth.scopes.includes(scope))
     const key = held.join(' ')
     const cached = this.filtered.get(key)
@@ -98,7 +113,7 @@ export class ListPages {
    * templates in registration order, the order `resources/read` tries them in. `held`: only what
    * those scopes allow, as private pages.
    */
-  private paginate (held: readonly string[] | undefined): AllPages {
+  private paginate (held: readonly string[] | undefined): Audiences {
     const byKey = <T>(items: Iterable<T>, key: (item: T) => string): T[] => [...items].sort((a, b) => Number(key(a) > key(b)) - Number(key(a) < key(b)))
     const { tools, resources, templates, prompts } = this.registry
     const lists: Record<PagedList, readonly Listed[]> = {
@@ -107,12 +122,25 @@ export class ListPages {
       resourceTemplates: [...templates.values()],
       prompts: byKey(prompts.values(), (p) => p.name)
     }
-    const out = {} as AllPages
+    const apps = {} as AllPages
+    const plain = {} as AllPages
     for (const list of Object.keys(SHAPES) as PagedList[]) {
       const items = held === undefined ? lists[list] : lists[list].filter((item) => allows(item.access, held))
-      out[list] = this.paginateList(list, items, held === undefined ? 'public' : 'private')
+      const cacheScope = held === undefined ? 'public' : 'private'
+      apps[list] = this.paginateList(list, items, cacheScope)
+      if (items.some((item) => item.withoutApps !== undefined)) {
+        // what a client without MCP Apps sees: no UI metadata, no app-only tool, no UI resource
+        const shown: Listed[] = []
+        for (const item of items) {
+          if (item.withoutApps === undefined) shown.push(item)
+          else if (item.withoutApps !== null) shown.push({ ...item, wire: item.withoutApps })
+        }
+        plain[list] = this.paginateList(list, shown, cacheScope)
+      } else {
+        plain[list] = apps[list] // nothing differs: one set of pages, shared by both audiences
+      }
     }
-    return out
+    return { apps, plain }
   }
 
   /**

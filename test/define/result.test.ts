@@ -1,7 +1,7 @@
 // What execute returns, shaped into a CallToolResult (Sake's {:ok, ...} / {:error, ...} rules):
 // shape(), unwrap(), withMeta(), toolError() and errorResult().
 import t from 'tap'
-import { shape, unwrap, withMeta, toolError, errorResult } from '../../lib/define/result.js'
+import { shape, unwrap, withMeta, withText, payloadOf, toolError, errorResult } from '../../lib/define/result.js'
 import { text, image } from '../../lib/define/content.js'
 import { ToolError } from '../../lib/errors.js'
 
@@ -120,4 +120,15 @@ t.test('withMeta around a tool error keeps it an error', async (t) => {
 t.test('errorResult', async (t) => {
   t.same(errorResult('It broke'), { content: [{ type: 'text', text: 'It broke' }], isError: true })
   t.same(errorResult('It broke', { id: 1 }), { content: [{ type: 'text', text: 'It broke' }], isError: true, _meta: { id: 1 } })
+})
+
+t.test('withText: its text as the content, the value as structuredContent', async (t) => {
+  t.same(shape(withText({ n: 1 }, 'n is 1'), undefined, true, false), { content: [{ type: 'text', text: 'n is 1' }], structuredContent: { n: 1 } })
+  t.same(shape(withText([1, 2], 'two'), undefined, true, false), { content: [{ type: 'text', text: 'two' }], structuredContent: [1, 2] }, 'any JSON value in 2026-07-28')
+  t.same(shape(withText([1, 2], 'two'), undefined, true, true), { content: [{ type: 'text', text: 'two' }, { type: 'text', text: '[1,2]' }] }, 'a 2025 client takes only an object: the JSON follows the text')
+  t.same(shape(withText({ n: 1 }, 'n is 1'), { m: 1 }, false, true), { content: [{ type: 'text', text: 'n is 1' }, { type: 'text', text: '{"n":1}' }], _meta: { m: 1 } }, 'a client without structured output')
+  t.throws(() => shape(withText(() => 1, 'fn'), undefined, true, false), /a function cannot be sent as JSON/)
+  t.throws(() => withText({ n: 1 }, 42 as never), { name: 'TypeError', message: 'withText(value, text): text must be a string, got number' })
+  t.same(payloadOf(withText({ n: 1 }, 'n')), { n: 1 }, 'the output schema checks the value inside')
+  t.equal(payloadOf('plain'), 'plain')
 })

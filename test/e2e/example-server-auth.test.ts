@@ -32,7 +32,7 @@ t.test('without a token: 401 naming the metadata, which lists scopes_supported',
 t.test('2026-07-28 client with the sample token: scoped tools, step-up passes, the admin scope is asked for', async (t) => {
   const { client } = await modernClient(t, server.url, { name: 'modern', version: '1' }, { transport: { authProvider: { token: async () => token } } })
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'count', 'create_issue', 'create_note', 'delete_issue', 'echo', 'get_note', 'greet', 'list_issues'])
+  t.same(tools.map((tool) => tool.name), ['add', 'close_issue', 'content_showcase', 'count', 'counter', 'create_issue', 'create_note', 'delete_issue', 'echo', 'get_note', 'greet', 'list_issues'])
   const created = await client.callTool({ name: 'create_issue', arguments: { title: 'From the test' } })
   t.match(created.structuredContent, { title: 'From the test', owner: 'example-user', open: true })
   const deleted = await client.callTool({ name: 'delete_issue', arguments: { id: (created.structuredContent as { id: number }).id } })

@@ -18,7 +18,8 @@ t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', a
   t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' })
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'count', 'create_note', 'echo', 'get_note', 'greet'])
+  // this client declares no MCP Apps: the app-only counter_increment is not listed to it
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'count', 'counter', 'create_note', 'echo', 'get_note', 'greet'])
   const add = tools.find((tool) => tool.name === 'add')!
   t.equal((add.inputSchema.properties as any).precision['x-mcp-header'], 'Precision', 'the header annotation reaches the client')
 
@@ -70,7 +71,7 @@ t.test('@modelcontextprotocol/sdk v1 keeps a 2025-11-25 session with the example
   t.equal(transport.protocolVersion, '2025-11-25')
 
   const { tools } = await client.listTools()
-  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'count', 'create_note', 'echo', 'get_note', 'greet'])
+  t.same(tools.map((tool) => tool.name), ['add', 'content_showcase', 'count', 'counter', 'create_note', 'echo', 'get_note', 'greet'])
   const note = await client.callTool({ name: 'get_note', arguments: { id: 1 } })
   t.same(note.structuredContent, { id: 1, text: 'Try the route tools', tags: ['mcp'] })
   const plain = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })

@@ -5,6 +5,7 @@ import { INVALID_PARAMS } from '../../spec/jsonrpc.js'
 import type { ClientInfo } from '../../spec/types.js'
 import { isObject } from '../../values.js'
 import type { ServerContext } from '../server.js'
+import { APPS_EXTENSION } from '../../spec/apps.js'
 
 const TASKS_CAPABILITY = Object.freeze({ list: {}, cancel: {}, requests: { tools: { call: {} } } })
 
@@ -28,13 +29,19 @@ export function discoverResult (server: ServerContext): string {
     resultType: 'complete',
     // every version we serve, legacy included: the same list an unsupported-version error gives
     supportedVersions: SUPPORTED_VERSIONS,
-    // the tasks extension: served per request, to requests that declare it (methods/tasks.ts)
-    capabilities: { ...capabilities(), extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    // the tasks extension: served per request, to requests that declare it (methods/tasks.ts);
+    // MCP Apps too (methods/apps.ts), when the server has an app
+    capabilities: { ...capabilities(), extensions: { 'io.modelcontextprotocol/tasks': {}, ...appsExtension(server) } },
     instructions: server.instructions,
     ttlMs: server.ttl,
     cacheScope: 'public',
     _meta: server.serverInfoMeta
   })
+}
+
+/** `{ 'io.modelcontextprotocol/ui': {} }` when something here uses MCP Apps, else nothing. */
+function appsExtension (server: ServerContext): Record<string, unknown> {
+  return server.registry.servesApps() ? { [APPS_EXTENSION]: {} } : {}
 }
 
 export interface Initialized {
@@ -56,10 +63,14 @@ export function initialize (server: ServerContext, params: Record<string, unknow
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: initialize needs "clientInfo" as an object with "name" and "version" strings')
   }
   const version = negotiate(protocolVersion)
+  const caps2025: Record<string, unknown> = version === '2025-11-25' ? { ...capabilities(), tasks: TASKS_CAPABILITY } : capabilities()
+  // MCP Apps in a 2025 session: `capabilities.extensions`, an open field those revisions leave to extensions
+  const apps = appsExtension(server)
+  if (Object.keys(apps).length > 0) caps2025.extensions = apps
   const result = JSON.stringify({
     protocolVersion: version,
     // 2025-11-25 sessions: task-augmented tools/call, tasks/list and tasks/cancel (protocol/methods/tasks.ts)
-    capabilities: version === '2025-11-25' ? { ...capabilities(), tasks: TASKS_CAPABILITY } : capabilities(),
+    capabilities: caps2025,
     serverInfo: server.info,
     instructions: server.instructions
   })

@@ -1,7 +1,7 @@
 /** `resources/list`, `resources/templates/list` and `resources/read`, for both eras. */
 import { ClientInputError, ProtocolError } from '../../errors.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND } from '../../spec/jsonrpc.js'
-import { shapeContents } from '../../define/resource.js'
+import { shapeContents, type CompiledResource } from '../../define/resource.js'
 import type { Call } from '../call.js'
 import { FeatureContext } from '../feature-context.js'
 import { clientInputFailure } from '../input/client-input.js'
@@ -9,6 +9,8 @@ import { finishRound, readRetry, settle } from '../input/round-trip.js'
 import type { PagedList } from '../lists.js'
 import { resultJson } from '../results.js'
 import type { ServerContext } from '../server.js'
+import { APP_MIME_TYPE } from '../../spec/apps.js'
+import { declaresApps, uiContents } from './apps.js'
 
 /** A page of one of the lists besides tools; a cursor that is not a string, or not ours, is -32602. */
 export function listPage (server: ServerContext, call: Call, list: Exclude<PagedList, 'tools'>): string {
@@ -16,7 +18,7 @@ export function listPage (server: ServerContext, call: Call, list: Exclude<Paged
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string')
   }
-  const page = server.lists.page(list, call.era, cursor, call.auth)
+  const page = server.lists.page(list, call.era, cursor, call.auth, declaresApps(call.client))
   if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
   return page
 }
@@ -24,6 +26,15 @@ export function listPage (server: ServerContext, call: Call, list: Exclude<Paged
 /** -32602 in 2026-07-28, -32002 in 2025 sessions (the code those revisions define), with `data.uri`. */
 function notFound (call: Call, uri: string): ProtocolError {
   return new ProtocolError(call.era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, 200, { uri })
+}
+
+/**
+ * The `ttlMs` of a read: the resource's own ttl under the server's ceiling; a UI resource's own
+ * (a day by default) even above it, since an app's HTML changes with a deploy, not with the data.
+ */
+function readTtl (server: ServerContext, resource: CompiledResource): number {
+  if (resource.ui !== undefined) return resource.ttl!
+  return Math.min(resource.ttl ?? server.ttl, server.ttl)
 }
 
 /**
@@ -49,9 +60,10 @@ export async function readResource (server: ServerContext, call: Call): Promise<
     if (round !== undefined) return resultJson(server, 'modern', round)
     const returned = settled()
     if (returned === undefined || returned === null) throw notFound(call, uri)
-    const contents = shapeContents(returned, uri, resource.definition.mimeType)
+    const shaped = shapeContents(returned, uri, resource.ui === undefined ? resource.definition.mimeType : APP_MIME_TYPE)
+    const contents = resource.ui === undefined ? shaped : uiContents(resource, shaped, declaresApps(call.client))
     json = call.era === 'modern'
-      ? resultJson(server, 'modern', { contents, ttlMs: Math.min(resource.ttl ?? server.ttl, server.ttl), cacheScope: call.auth === undefined ? 'public' : 'private' })
+      ? resultJson(server, 'modern', { contents, ttlMs: readTtl(server, resource), cacheScope: resource.cacheScope ?? (call.auth === undefined ? 'public' : 'private') })
       : resultJson(server, 'legacy', { contents })
   } catch (err) {
     if (err instanceof ProtocolError) throw err

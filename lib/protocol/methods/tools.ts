@@ -4,7 +4,7 @@ import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { describe } from '../../values.js'
 import { explain } from '../../define/messages.js'
-import { errorResult, shape, unwrap, type CallToolResult } from '../../define/result.js'
+import { errorResult, payloadOf, shape, unwrap, type CallToolResult } from '../../define/result.js'
 import type { CompiledTool } from '../../define/tool.js'
 import type { Call } from '../call.js'
 import { CallContext } from '../call-context.js'
@@ -15,13 +15,14 @@ import { TaskContext } from '../tasks/context.js'
 import type { Outcome } from '../tasks/lifecycle.js'
 import { TaskAsker } from '../tasks/questions.js'
 import { startTask, taskTtl } from './tasks.js'
+import { appOnlyRefusal, declaresApps, uiFallback } from './apps.js'
 
 export function listTools (server: ServerContext, call: Call): string {
   const cursor = call.params.cursor
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string')
   }
-  const page = server.lists.page('tools', call.era, cursor, call.auth)
+  const page = server.lists.page('tools', call.era, cursor, call.auth, declaresApps(call.client))
   if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
   return page
 }
@@ -77,6 +78,7 @@ function internalFailure (tool: CompiledTool): CallToolResult {
 export async function callTool (server: ServerContext, call: Call): Promise<string> {
   const { input } = server
   const tool = toolOf(call)
+  if (tool.appOnly && !declaresApps(call.client)) throw appOnlyRefusal(tool, call.era)
   const args = argumentsOf(tool, call.params)
   // one check on the hot path: only a task tool, or a call asking for a task, goes further
   const ttl = tool.task !== undefined || call.params.task !== undefined ? taskTtl(server, call, tool) : undefined
@@ -212,13 +214,14 @@ async function execute (tool: CompiledTool, input: unknown, call: Call, ctx: Cal
   if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
   const { value, meta, error } = unwrap(returned)
   if (error !== undefined) return errorResult(error.message, meta)
-  if (tool.validateOutput !== undefined && !tool.validateOutput(value)) {
+  if (tool.validateOutput !== undefined && !tool.validateOutput(payloadOf(value))) {
     ctx.log.error({ problems: explain(tool.validateOutput.errors, 'property') }, `tool '${tool.name}' returned a value that does not match its output schema`)
     return internalFailure(tool)
   }
   // a legacy call's version is always one that `initialize` negotiated
   const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
-  return shape(value, meta, structured, call.era === 'legacy')
+  const shaped = shape(value, meta, structured, call.era === 'legacy')
+  return tool.ui === undefined ? shaped : uiFallback(tool, shaped)
 }
 
 /** What `prepare` or `execute` threw, as the call's result (or the refusal it stands for). */
