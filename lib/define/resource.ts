@@ -226,6 +226,7 @@ export function compileResource (def: ResourceDefinition, scopes: ReadonlyMap<st
   // the draft extension puts _meta.ui on the list entry too, for hosts to review before reading
   if (ui?.meta !== undefined) wire._meta = { ...(raw.meta as Record<string, unknown> | undefined), ui: ui.meta }
   const copy = deepFreeze(plain(wire, (message) => fail(who, `its definition cannot be sent as JSON: ${message}`)))
+  const access = requirementOf(raw, scopes, (message) => fail(who, message))
   return Object.freeze({
     kind: 'resource' as const,
     key: (hasUri ? raw.uri : raw.uriTemplate) as string,
@@ -234,9 +235,10 @@ export function compileResource (def: ResourceDefinition, scopes: ReadonlyMap<st
     wire: Object.freeze({ modern: copy, legacy: copy }),
     // an app's HTML changes with a deploy, not with the data: a long default (SEP-2549's advice)
     ttl: (raw.ttl as number | undefined) ?? (ui === undefined ? undefined : UI_TTL),
-    access: requirementOf(raw, scopes, (message) => fail(who, message)),
+    access,
     config: raw.config as Record<string, unknown> | undefined,
-    cacheScope: (raw.cacheScope as 'public' | 'private' | undefined) ?? (ui === undefined ? undefined : 'public'),
+    // an app is the same for everyone, so public; unless it needs a scope, which a shared cache cannot check
+    cacheScope: (raw.cacheScope as 'public' | 'private' | undefined) ?? (ui === undefined || access !== undefined ? undefined : 'public'),
     ui,
     withoutApps: ui === undefined ? undefined : null
   })

@@ -75,7 +75,7 @@ interface ToolBase<O> {
    * MCP Apps: who calls the tool. `['model', 'app']` (the default); `['app']` for a tool only the
    * app calls (a refresh button), which a client without MCP Apps does not see and cannot call.
    */
-  visibility?: Visibility[]
+  visibility?: readonly Visibility[]
   /** Your own settings for the tool, as a route's `config`: the host's hooks read it on `request.mcp.config` (a rate limit, a cost). Never sent. */
   config?: Record<string, unknown>
 }
@@ -286,11 +286,12 @@ interface Apps {
 }
 
 function appsOf (def: ToolDefinition & { name: string }): Apps | undefined {
-  if (def.ui === undefined && def.visibility === undefined) return undefined
-  const failHere = (message: string): never => fail(def.name, message)
+  // checked first, for every tool: a hand-written _meta.ui would reach every client, negotiated or not
   if (isObject(def.meta) && (def.meta.ui !== undefined || def.meta[META_UI_RESOURCE_URI] !== undefined)) {
     fail(def.name, "give the app as 'ui' and 'visibility', not in 'meta': they are sent only to clients that declared MCP Apps")
   }
+  if (def.ui === undefined && def.visibility === undefined) return undefined
+  const failHere = (message: string): never => fail(def.name, message)
   const visibility = visibilityOf(def.visibility, failHere)
   const ui: unknown = def.ui
   if (ui === undefined) return { ui: undefined, visibility }

@@ -126,9 +126,12 @@ export class ListPages {
     const plain = {} as AllPages
     for (const list of Object.keys(SHAPES) as PagedList[]) {
       const items = held === undefined ? lists[list] : lists[list].filter((item) => allows(item.access, held))
-      const cacheScope = held === undefined ? 'public' : 'private'
+      // a cache keys a list on its method and cursor, not on the capabilities in _meta: a list
+      // that differs with MCP Apps declared or not must not be shared between clients
+      const differs = items.some((item) => item.withoutApps !== undefined)
+      const cacheScope = held === undefined && !differs ? 'public' : 'private'
       apps[list] = this.paginateList(list, items, cacheScope)
-      if (items.some((item) => item.withoutApps !== undefined)) {
+      if (differs) {
         // what a client without MCP Apps sees: no UI metadata, no app-only tool, no UI resource
         const shown: Listed[] = []
         for (const item of items) {

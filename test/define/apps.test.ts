@@ -90,6 +90,9 @@ t.test("a tool's ui and visibility: the wire with MCP Apps, and without", async 
   t.throws(() => compileTool(tool({ visibility: ['agent'] as never })), /tool 'show': 'visibility' must be/)
   t.throws(() => compileTool(tool({ ui: 'ui://s/app', meta: { ui: { resourceUri: 'ui://s/app' } } })), /tool 'show': give the app as 'ui' and 'visibility', not in 'meta'/)
   t.throws(() => compileTool(tool({ visibility: ['app'], meta: { 'ui/resourceUri': 'ui://s/app' } })), /not in 'meta'/)
+  // the form other libraries teach (_meta.ui by hand) on a tool with neither option: refused too
+  t.throws(() => compileTool(tool({ meta: { ui: { resourceUri: 'ui://s/app' } } })), /tool 'show': give the app as 'ui' and 'visibility', not in 'meta'/)
+  t.throws(() => compileTool(tool({ meta: { 'ui/resourceUri': 'ui://s/app' } })), /not in 'meta'/)
 })
 
 t.test('a ui:// resource: its type, its _meta.ui options, its cache defaults', async (t) => {

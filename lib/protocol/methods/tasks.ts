@@ -77,8 +77,15 @@ export function taskTtl (server: ServerContext, call: Call, tool: CompiledTool):
 export async function startTask (
   server: ServerContext, call: Call, ttl: number, work: (signal: AbortSignal, taskId: string) => Promise<Outcome>
 ): Promise<string> {
-  const record = await server.tasks.start(call, ttl, work)
-  if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running; try again later')
+  let record: TaskRecord | undefined
+  try {
+    record = await server.tasks.start(call, ttl, work)
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err // the store is unreachable (503)
+    call.transport.log.error({ err }, 'fastify-sake: the task store failed to create a task')
+    throw new ProtocolError(INTERNAL_ERROR, 'Internal error: the task could not be created')
+  }
+  if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running, or the server is closing; try again later')
   if (call.era === 'modern') return resultJson(server, 'modern', { resultType: 'task', ...modernTask(record) })
   return JSON.stringify({ task: taskWire(record) })
 }
@@ -155,7 +162,7 @@ export async function taskResult (server: ServerContext, call: Call): Promise<st
   let record = await recordOf(server, call)
   if (!TERMINAL.has(record.status)) {
     // the task's questions travel on this stream while it waits
-    const ended = await relay(server.tasks, call, record, server.input.timeout)
+    const ended = await relay(server.tasks, call, record)
     // the caller went away (nobody reads this answer), or the record was dropped meanwhile
     if (ended === undefined) throw unknownTask(record.taskId)
     record = ended
@@ -165,8 +172,8 @@ export async function taskResult (server: ServerContext, call: Call): Promise<st
     const meta = isObject(record.result._meta) ? record.result._meta : {}
     return JSON.stringify({ ...record.result, _meta: { ...meta, ...related } })
   }
-  // a failed task without a JSON-RPC error expired (statusMessage says so); a cancelled one has no result
-  const error = record.error ?? { code: INTERNAL_ERROR, message: `Task ${record.taskId} ${record.status === 'cancelled' ? 'was cancelled' : `failed: ${record.statusMessage!}`}` }
+  // a failed task has its JSON-RPC error (a crash, an expiry) or its result (a tool error); a cancelled one neither
+  const error = record.error ?? { code: INTERNAL_ERROR, message: `Task ${record.taskId} was cancelled` }
   throw new ProtocolError(error.code, error.message, 200, { ...(isObject(error.data) ? error.data : {}), _meta: related })
 }
 

@@ -5,11 +5,13 @@
  * of `protocol/`.
  */
 import { randomUUID } from 'node:crypto'
-import { notificationText } from '../../spec/jsonrpc.js'
+import { setMaxListeners } from 'node:events'
+import { INTERNAL_ERROR, notificationText } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { isObject } from '../../values.js'
 import type { Bus } from '../../state/bus.js'
 import { TERMINAL, type TaskAnswer, type TaskPatch, type TaskQuestion, type TaskRecord, type TaskStatus, type TaskStore } from '../../state/task-store.js'
+import type { Logger } from '../../spec/types.js'
 import type { Call } from '../call.js'
 import { TaskOutlets } from './outlets.js'
 import { taskWire } from './wire.js'
@@ -29,6 +31,20 @@ const NEXT: Readonly<Record<TaskStatus, ReadonlySet<TaskStatus>>> = {
 /** How long an expired task stays readable after it failed, in ms. */
 const EXPIRED_GRACE = 60_000
 
+/** The shortest ttl a client is granted, in ms: `ttl: 0` would fail a task the moment it is made. */
+const MIN_TTL = 1000
+
+/**
+ * How long past its ttl a live record may be before any instance takes it as orphaned (the one
+ * running it died, or restarted, with a shared store) and fails it: its own instance would have.
+ */
+const ORPHANED_AFTER = 10_000
+
+/** Questions one task may wait on at once: each is a record write, and waiters re-read it. */
+export const MAX_PENDING_QUESTIONS = 50
+
+const EXPIRED = 'the task expired (its ttl is over)'
+
 export function legal (from: TaskStatus, to: TaskStatus): boolean {
   return NEXT[from].has(to)
 }
@@ -47,6 +63,8 @@ export interface TaskSettings {
   /** How long server close waits for cancelled handlers, in ms. */
   readonly closeTimeout: number
   readonly now?: () => number
+  /** Where the failures of work detached from any request go (a task store that fails while settling, say). */
+  readonly log?: Logger | undefined
 }
 
 /** A change of a live task, computed from the record as read; undefined: nothing to change. */
@@ -57,6 +75,14 @@ export class TaskEnded extends Error {
   constructor (readonly taskId: string) {
     super(`the task ${taskId} ended before the client answered`)
     this.name = 'TaskEnded'
+  }
+}
+
+/** Thrown to a handler that asks more than `MAX_PENDING_QUESTIONS` questions at once. */
+export class TooManyQuestions extends Error {
+  constructor (readonly taskId: string) {
+    super(`a task may wait on at most ${MAX_PENDING_QUESTIONS} questions at once; await some answers before asking more`)
+    this.name = 'TooManyQuestions'
   }
 }
 
@@ -88,6 +114,7 @@ export class Tasks {
   private readonly maxTtl: number
   private readonly closeTimeout: number
   private readonly now: () => number
+  private readonly log: Logger | undefined
   private readonly running = new Map<string, Running>()
   private readonly waiters = new Map<string, Set<() => void>>()
   /** Questions a `tasks/result` stream of this instance is carrying now (`taskId key`): asked once at a time. */
@@ -104,11 +131,13 @@ export class Tasks {
     this.pageSize = settings.pageSize
     this.closeTimeout = settings.closeTimeout
     this.now = settings.now ?? Date.now
+    this.log = settings.log
   }
 
   /** The ttl granted for a requested one (undefined: none asked). */
   grant (requested: number | undefined): number {
-    return Math.min(requested ?? this.ttl, this.maxTtl)
+    // a client's ttl is raised to the minimum; the server's own maxTtl stays the cap
+    return Math.min(Math.max(MIN_TTL, requested ?? this.ttl), this.maxTtl)
   }
 
   /**
@@ -133,7 +162,9 @@ export class Tasks {
     if (!await this.store.create(record)) return undefined
     this.listen()
     const controller = new AbortController()
-    const expiry = setTimeout(() => { void this.expire(record.taskId) }, ttl)
+    // each question waiting (up to MAX_PENDING_QUESTIONS) listens to the task's signal
+    setMaxListeners(MAX_PENDING_QUESTIONS + 10, controller.signal)
+    const expiry = setTimeout(() => { this.detached(this.expire(record.taskId), 'expiring a task') }, ttl)
     expiry.unref()
     const done = (async () => {
       let outcome: Outcome
@@ -147,7 +178,7 @@ export class Tasks {
       /* c8 ignore stop */
       clearTimeout(expiry)
       this.running.delete(record.taskId)
-      await this.settle(record.taskId, outcome)
+      await this.settle(record.taskId, outcome).catch((err: unknown) => { this.failed(err, 'storing how a task ended') })
     })()
     this.running.set(record.taskId, { controller, done, expiry })
     return record
@@ -156,7 +187,13 @@ export class Tasks {
   /** The record if `call`'s owner may see it; otherwise undefined, the same as an unknown id. */
   async find (call: Call, taskId: string): Promise<TaskRecord | undefined> {
     const record = await this.store.get(taskId)
-    return record === undefined || record.owner !== ownerOf(call) ? undefined : record
+    if (record === undefined || record.owner !== ownerOf(call)) return undefined
+    if (!TERMINAL.has(record.status) && !this.running.has(taskId) && this.now() > record.createdAt + record.ttl + ORPHANED_AFTER) {
+      // orphaned: nobody will end it; this instance does, and answers with what it wrote
+      await this.expire(taskId)
+      return await this.store.get(taskId)
+    }
+    return record
   }
 
   /**
@@ -188,17 +225,24 @@ export class Tasks {
   /**
    * A running task asks the client `question` under `key`: the task is `input_required` until
    * every question it waits on is answered. Resolves with the answer (`answer`, below), or rejects
-   * with `TaskEnded` when the task ends first and with the signal's reason when it aborts.
+   * with `TaskEnded` when the task ends (or its signal aborts) first.
    */
   async ask (taskId: string, key: string, question: TaskQuestion, signal: AbortSignal): Promise<TaskAnswer> {
     const answered = (record: TaskRecord | undefined): boolean =>
       record === undefined || TERMINAL.has(record.status) || (record.inputResponses !== undefined && Object.hasOwn(record.inputResponses, key))
     // a key answered already is not asked again (keys are unique over a task's life)
-    await this.update(taskId, (record) => answered(record) ? undefined : { status: 'input_required', inputRequests: { ...record.inputRequests, [key]: question } })
+    let full = false
+    await this.update(taskId, (record) => {
+      if (answered(record)) return undefined
+      const pending = record.inputRequests ?? {}
+      full = !Object.hasOwn(pending, key) && Object.keys(pending).length >= MAX_PENDING_QUESTIONS
+      return full ? undefined : { status: 'input_required', inputRequests: { ...pending, [key]: question } }
+    })
+    if (full) throw new TooManyQuestions(taskId)
     const record = await this.waitFor(taskId, signal, answered)
-    signal.throwIfAborted()
     const answer = record?.inputResponses?.[key]
-    if (answer === undefined) throw new TaskEnded(taskId)
+    // the task's signal aborts when it is cancelled, expires or the server closes: ended, all the same
+    if (answer === undefined || signal.aborted) throw new TaskEnded(taskId)
     return answer
   }
 
@@ -257,6 +301,25 @@ export class Tasks {
     return true
   }
 
+  /**
+   * A 2025 session ended (DELETE): the tasks it owns (with auth off the session is the owner) are
+   * cancelled, since nobody can reach them any more. With auth on they belong to the subject and
+   * go on.
+   */
+  async endSession (sessionId: string): Promise<void> {
+    const owner = `session:${sessionId}`
+    let cursor: string | undefined
+    do {
+      const page = await this.store.list(owner, cursor, this.pageSize)
+      // a networked store may forget a cursor between two pages (its record expired meanwhile); the
+      // memory store keeps every record until its ttl, so no test reaches this: what is left expires on its own
+      /* c8 ignore next */
+      if (page === undefined) return
+      for (const record of page.tasks) if (!TERMINAL.has(record.status)) await this.cancel(record.taskId, 'the session ended')
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+  }
+
   /** Resolves with the terminal record (or undefined when it vanished, or `signal` stopped the wait). */
   async wait (taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
     return await this.waitFor(taskId, signal, (record) => record === undefined || TERMINAL.has(record.status))
@@ -295,7 +358,7 @@ export class Tasks {
     this.closed = true
     const running = [...this.running.entries()]
     for (const [taskId, { controller }] of running) {
-      await this.cancel(taskId, 'the server closed')
+      await this.cancel(taskId, 'the server closed').catch((err: unknown) => { this.failed(err, 'cancelling a task at close') })
       // also when the task was not live any more (its record gone): its handler must stop regardless
       controller.abort(new Error('the server closed'))
     }
@@ -315,7 +378,8 @@ export class Tasks {
 
   private async expire (taskId: string): Promise<void> {
     // kept a little longer once failed, so that a poller or a waiting tasks/result learns why
-    if (await this.move(taskId, { status: 'failed', statusMessage: 'the task expired (its ttl is over)', keepUntil: this.now() + EXPIRED_GRACE })) {
+    const error = { code: INTERNAL_ERROR, message: `Internal error: ${EXPIRED}` }
+    if (await this.move(taskId, { status: 'failed', statusMessage: EXPIRED, error, keepUntil: this.now() + EXPIRED_GRACE })) {
       this.running.get(taskId)?.controller.abort(new Error('the task expired'))
     }
   }
@@ -323,8 +387,17 @@ export class Tasks {
   /** Subscribes to status changes on the bus once the first task exists (other instances' too). */
   private listen (): void {
     this.unsubscribe ??= this.bus.subscribe((event) => {
-      if (event.type === 'taskStatus') this.wake(event.taskId)
+      if (event.type !== 'taskStatus') return
+      this.wake(event.taskId)
+      // a task running here, cancelled on another instance (tasks/cancel reached that one): stop its handler too
+      if (this.running.has(event.taskId)) this.detached(this.stopIfEnded(event.taskId), 'reading a task another instance changed')
     })
+  }
+
+  private async stopIfEnded (taskId: string): Promise<void> {
+    const record = await this.store.get(taskId)
+    // the reason the other instance gave (tasks/cancel: 'cancelled by the client'), as a local cancel gives it
+    if (record === undefined || TERMINAL.has(record.status)) this.running.get(taskId)?.controller.abort(new Error(record?.statusMessage ?? 'the task is gone'))
   }
 
   /**
@@ -340,9 +413,19 @@ export class Tasks {
     }
   }
 
+  /** Runs work no request waits for: a failure (a store that is down) is logged, never an unhandled rejection. */
+  private detached (work: Promise<unknown>, what: string): void {
+    work.catch((err: unknown) => { this.failed(err, what) })
+  }
+
+  private failed (err: unknown, what: string): void {
+    this.log?.error({ err }, `fastify-sake: the task store failed while ${what}`)
+  }
+
   /** A bus that fails must not fail the task: its pollers still read the store. */
   private publish (event: Parameters<Bus['publish']>[0]): void {
-    Promise.resolve(this.bus.publish(event)).catch(noop)
+    // a bus that throws at once, or later, alike
+    ;(async () => { await this.bus.publish(event) })().catch(noop)
   }
 
   private wake (taskId: string): void {

@@ -10,7 +10,7 @@ import { META_INPUT_KEY, META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { TERMINAL, type TaskQuestion, type TaskRecord } from '../../state/task-store.js'
 import type { Call, Channel } from '../call.js'
 import type { Asker, InputMethod, InputRequest } from '../input/asker.js'
-import type { Tasks } from './lifecycle.js'
+import { TaskEnded, TooManyQuestions, type Tasks } from './lifecycle.js'
 
 /** The asker of a handler running as a task: one question per key, answered through the task. */
 export class TaskAsker implements Asker {
@@ -31,8 +31,10 @@ export class TaskAsker implements Asker {
     let answer
     try {
       answer = await this.tasks.ask(this.taskId, key, request, this.signal)
-    } catch {
-      throw new ClientInputError(key, request.method, 'cancelled', `${request.method} ('${key}') got no answer: the task ended first (cancelled, expired, or the server closed)`)
+    } catch (err) {
+      if (err instanceof TooManyQuestions) throw new ClientInputError(key, request.method, 'error', `${request.method} ('${key}') was not asked: ${err.message}`)
+      const why = err instanceof TaskEnded ? 'the task ended first (cancelled, expired, or the server closed)' : (err as Error).message
+      throw new ClientInputError(key, request.method, 'cancelled', `${request.method} ('${key}') got no answer: ${why}`)
     }
     if ('error' in answer) {
       throw new ClientInputError(key, request.method, 'error', `the client answered ${request.method} ('${key}') with error ${answer.error.code}: ${answer.error.message}`)
@@ -51,7 +53,7 @@ export class TaskAsker implements Asker {
  * the stream to the task's notifications. Resolves with the terminal record, or undefined when the
  * record vanished or the caller went away.
  */
-export async function relay (tasks: Tasks, call: Call, record: TaskRecord, timeout: number): Promise<TaskRecord | undefined> {
+export async function relay (tasks: Tasks, call: Call, record: TaskRecord): Promise<TaskRecord | undefined> {
   const { taskId } = record
   const signal = call.transport.signal()
   // a 2025 call that may ask opens its answer as a stream on demand; one from a client that takes
@@ -66,6 +68,8 @@ export async function relay (tasks: Tasks, call: Call, record: TaskRecord, timeo
       for (const [key, question] of Object.entries(current.inputRequests ?? {})) {
         if (open === undefined || carried.has(key) || !tasks.claim(taskId, key)) continue
         carried.add(key)
+        // a question inside a task waits as long as the task lives, not inputTimeout
+        const timeout = Math.max(1, Math.min(current.createdAt + current.ttl - Date.now(), MAX_TIMER))
         void carry(tasks, open(), taskId, key, question, { timeout, signal })
       }
       current = await tasks.next(taskId, current.version, signal)
@@ -92,3 +96,6 @@ async function carry (tasks: Tasks, channel: Channel, taskId: string, key: strin
 }
 
 function noop (): void {}
+
+/** The longest delay a Node timer takes (about 24.8 days). */
+const MAX_TIMER = 2 ** 31 - 1

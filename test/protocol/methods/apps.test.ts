@@ -45,7 +45,9 @@ t.test('2026-07-28, per request', async (t) => {
   const withApps = await send(app, modernRequest('tools/list', { _meta: meta(true) }))
   t.same(withApps.body.result.tools.map((tool: any) => tool.name), ['board', 'plain', 'quiet', 'refresh'])
   t.same(withApps.body.result.tools[0]._meta, { ui: { resourceUri: 'ui://t/board', visibility: ['model', 'app'] }, 'ui/resourceUri': 'ui://t/board' })
-  t.equal(withApps.body.result.cacheScope, 'public', 'the same page for every client with the extension')
+  t.equal(withApps.body.result.cacheScope, 'private', 'a list that differs by audience: a cache keyed on method and cursor must not share it')
+  t.equal((await send(app, modernRequest('tools/list', { _meta: meta(false) }))).body.result.cacheScope, 'private', 'both audiences\' pages')
+  t.equal((await send(app, modernRequest('prompts/list', { _meta: meta(false) }))).body.result.cacheScope, 'public', 'a list the same for everyone stays public')
   const without = await send(app, modernRequest('tools/list', { _meta: meta(false) }))
   t.same(without.body.result.tools.map((tool: any) => tool.name), ['board', 'plain', 'quiet'], 'no app-only tool')
   t.notOk(without.body.result.tools.some((tool: any) => tool._meta !== undefined), 'no UI metadata')
@@ -150,7 +152,8 @@ t.test('behind hideForbidden, the filtered pages are per audience too', async (t
     tools: [
       { name: 'app_open', ui: { uri: 'ui://t/a', html: HTML }, execute: () => 'x' },
       { name: 'app_admin', scope: 'issues:admin', visibility: ['app'], execute: () => 'x' }
-    ] as any
+    ] as any,
+    resources: [{ uri: 'ui://t/secret', name: 'secret', scope: 'issues:admin', read: () => HTML }] as any
   })
   t.teardown(() => app.close())
   await app.ready()
@@ -167,4 +170,6 @@ t.test('behind hideForbidden, the filtered pages are per audience too', async (t
   t.equal(adminList.body.result.cacheScope, 'private')
   const read = await send(app, modernRequest('resources/read', { uri: 'ui://t/a', _meta: meta(true) }, { ...bearer(token), 'mcp-name': 'ui://t/a' }))
   t.equal(read.body.result.cacheScope, 'public', "a UI resource's HTML is the same for everyone, even behind auth")
+  const secret = await send(app, modernRequest('resources/read', { uri: 'ui://t/secret', _meta: meta(true) }, { ...bearer(admin), 'mcp-name': 'ui://t/secret' }))
+  t.equal(secret.body.result.cacheScope, 'private', 'unless it needs a scope: a shared cache cannot check one')
 })

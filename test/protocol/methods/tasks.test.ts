@@ -3,8 +3,9 @@
 // (the caller's own only), tasks/cancel, and every error of the utility page.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { Type, toolError, withMeta, InsufficientScopeError } from '../../../lib/index.js'
-import { build } from '../../helpers/app.js'
+import { Type, toolError, withMeta, InsufficientScopeError, StoreUnavailableError } from '../../../lib/index.js'
+import { build, sleep } from '../../helpers/app.js'
+import { captureLog } from '../../helpers/logs.js'
 import { openSession, sessionPost, send, modernCall, modernRequest } from '../../helpers/requests.js'
 import { authApp, bearer, startIssuer } from '../../helpers/tokens.js'
 import { MemoryTaskStore } from '../../../lib/state/memory-task-store.js'
@@ -23,7 +24,7 @@ function gate (): { wait: Promise<void>, open: () => void } {
 let slow = gate()
 let aborted: unknown
 
-async function app (extra: Record<string, unknown> = {}): Promise<FastifyInstance> {
+async function app (extra: Record<string, unknown> = {}, fastify: Record<string, unknown> = {}): Promise<FastifyInstance> {
   const built = await build({
     tools: [
       { name: 'plain', execute: () => 'inline' },
@@ -42,10 +43,11 @@ async function app (extra: Record<string, unknown> = {}): Promise<FastifyInstanc
       { name: 'throws', task: 'optional', execute: () => { throw new Error('secret detail') } },
       { name: 'meta', task: 'optional', execute: () => withMeta('ok', { trace: 'abc' }) },
       { name: 'bigint', task: 'optional', execute: () => ({ n: 1n }) },
+      { name: 'plain_task', task: 'optional', execute: () => 'done' },
       { name: 'hangs', task: 'required', execute: (_args: unknown, ctx: any) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => setTimeout(resolve, 5))) }
     ] as any,
     ...extra
-  })
+  }, fastify)
   return built
 }
 
@@ -281,7 +283,62 @@ t.test('a task past its ttl is failed', async (t) => {
   const id = (await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task.taskId
   const answer = await send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: id })))
   t.equal(answer.body.error.code, -32603)
-  t.match(answer.body.error.message, /failed: the task expired/)
+  t.match(answer.body.error.message, /the task expired \(its ttl is over\)/)
+  const got = await send(server, sessionPost(session, V, req(3, 'tasks/get', { taskId: id })))
+  t.match(got.body.result, { status: 'failed', statusMessage: 'the task expired (its ttl is over)' })
+})
+
+t.test('2026-07-28: an expired task is failed with its JSON-RPC error, as a FailedTask must be', async (t) => {
+  const server = await app({ tasks: { maxTtl: 20 } })
+  const alive = setInterval(() => {}, 1000)
+  t.teardown(async () => { clearInterval(alive); await server.close() })
+  const { taskId } = (await send(server, modern('tools/call', { name: 'hangs', arguments: {} }))).body.result
+  const failed = await until(server, taskId, (status) => status === 'failed')
+  t.same(failed.error, { code: -32603, message: 'Internal error: the task expired (its ttl is over)' })
+  t.equal(failed.statusMessage, 'the task expired (its ttl is over)')
+})
+
+t.test('an orphaned task (its instance gone, a shared store) is failed by whoever reads it', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const server = await app({ tasks: { store } })
+  t.teardown(async () => { await server.close(); store.close() })
+  const old = Date.now() - 120_000
+  store.create({ taskId: 'orphan', version: 0, owner: 'anonymous', protocolVersion: '2026-07-28', status: 'working', createdAt: old, lastUpdatedAt: old, ttl: 60_000 })
+  const got = await send(server, modern('tasks/get', { taskId: 'orphan' }))
+  t.equal(got.body.result.status, 'failed')
+  t.equal(got.body.result.error.code, -32603)
+  t.equal(store.get('orphan')!.status, 'failed', 'written, for every other reader')
+  store.create({ taskId: 'young', version: 0, owner: 'anonymous', protocolVersion: '2026-07-28', status: 'working', createdAt: Date.now(), lastUpdatedAt: Date.now(), ttl: 60_000 })
+  t.equal((await send(server, modern('tasks/get', { taskId: 'young' }))).body.result.status, 'working', 'a live one within its ttl is left alone, wherever it runs')
+})
+
+t.test('the task store failing: creating is -32603 (logged), settling is logged, and nothing crashes', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const create = store.create.bind(store)
+  const transition = store.transition.bind(store)
+  let failCreate = true
+  let failTransition = false
+  store.create = (record) => { if (failCreate) throw new Error('disk full'); return create(record) }
+  store.transition = (id, version, patch) => { if (failTransition) throw new Error('disk full'); return transition(id, version, patch) }
+  const log = captureLog()
+  const server = await app({ tasks: { store } }, { logger: log.logger })
+  t.teardown(async () => { await server.close(); store.close() })
+  const refused = await send(server, modern('tools/call', { name: 'plain_task', arguments: {} }))
+  t.equal(refused.body.error.code, -32603)
+  t.equal(refused.body.error.message, 'Internal error: the task could not be created')
+  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the task store failed to create a task'))
+  failCreate = false
+  store.create = () => { throw new StoreUnavailableError('task', 'Redis: connection lost') }
+  const unavailable = await send(server, modern('tools/call', { name: 'plain_task', arguments: {} }))
+  t.equal(unavailable.status, 503, 'a store that is down: 503, as it says')
+  t.match(unavailable.body.error.message, /^Service Unavailable: the task store cannot be reached/)
+  store.create = (record) => create(record)
+  failTransition = true
+  const { taskId } = (await send(server, modern('tools/call', { name: 'plain_task', arguments: {} }))).body.result
+  await sleep(30)
+  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the task store failed while storing how a task ended'), 'logged, not an unhandled rejection')
+  failTransition = false
+  t.equal(store.get(taskId)!.status, 'working', 'the record could not be settled (it is failed at its ttl, or as an orphan)')
 })
 
 t.test('2026-07-28 without the extension: an optional task tool runs inline, a required one is -32021', async (t) => {

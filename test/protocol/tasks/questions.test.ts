@@ -3,7 +3,7 @@
 // stream (a real port); and prepare, which asks before the task exists.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { Type, toolError } from '../../../lib/index.js'
+import { MemoryTaskStore, Type, toolError } from '../../../lib/index.js'
 import { build, listen, sleep } from '../../helpers/app.js'
 import { modernRequest, send } from '../../helpers/requests.js'
 import { getStream, legacyPost, sessionOn } from '../../helpers/network.js'
@@ -320,4 +320,85 @@ t.test('2025-11-25: two questions at once go out on one tasks/result stream, eac
   const final = await result.message()
   t.equal(final.id, 2, 'the answer, with no third request before it')
   t.same(final.result.content, [{ type: 'text', text: 'true true' }])
+})
+
+t.test('2025-11-25: a question inside a task waits past inputTimeout (as long as the task lives)', async (t) => {
+  const server = await build({ keepAlive: 0, inputTimeout: 100, tasks: { pollInterval: 10 }, tools })
+  const url = await listen(t, server)
+  const session = await sessionOn(url, { capabilities: ASK })
+  const created = (await (await legacyPost(url, session, V, rpc(1, 'tools/call', { name: 'confirm', arguments: { file: 'i' }, task: {} }))).json()).result.task
+  await until25(url, session, created.taskId, 'input_required')
+  const result = await legacyPost(url, session, V, rpc(2, 'tasks/result', { taskId: created.taskId }))
+  const question = await result.message()
+  await sleep(300) // thrice inputTimeout
+  await (await legacyPost(url, session, V, { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { ok: true } } })).rest()
+  t.same((await result.message()).result.content, [{ type: 'text', text: 'deleted i: true' }])
+})
+
+t.test('2025-11-25 with auth off: deleting the session cancels the tasks it created', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const server = await build({ keepAlive: 0, tasks: { store, pollInterval: 10 }, tools })
+  t.teardown(() => store.close())
+  const url = await listen(t, server)
+  const session = await sessionOn(url, { capabilities: ASK })
+  const created = (await (await legacyPost(url, session, V, rpc(1, 'tools/call', { name: 'confirm', arguments: { file: 'j' }, task: {} }))).json()).result.task
+  await until25(url, session, created.taskId, 'input_required')
+  cancelledQuestion = undefined
+  const deleted = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': V } })
+  t.equal(deleted.status, 204)
+  await sleep(30)
+  t.match(String(cancelledQuestion), /got no answer/, 'the handler was told')
+  t.equal(store.get(created.taskId)!.status, 'cancelled')
+  t.equal(store.get(created.taskId)!.statusMessage, 'the session ended')
+})
+
+t.test('a task waits on at most 50 questions at once', async (t) => {
+  let outcome: unknown
+  const server = await build({
+    tools: [{
+      name: 'many',
+      task: 'optional',
+      async execute (_args: unknown, ctx: any) {
+        const asks = Array.from({ length: 51 }, (_, i) => ctx.elicit.form(`q${i}`, `Q${i}?`, Confirm))
+        asks[50].catch((err: unknown) => { outcome = err })
+        await Promise.allSettled(asks)
+        return 'done'
+      }
+    }] as any
+  })
+  t.teardown(() => server.close())
+  const { taskId } = (await send(server, modern('tools/call', { name: 'many', arguments: {} }))).body.result
+  const waiting = await poll(server, taskId, (task) => Object.keys(task.inputRequests ?? {}).length === 50)
+  t.equal(Object.keys(waiting.inputRequests).length, 50)
+  t.match(String(outcome), /was not asked: a task may wait on at most 50 questions at once/)
+  await send(server, modern('tasks/cancel', { taskId }))
+})
+
+t.test('a task store that fails while a question is asked: the handler hears why', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const transition = store.transition.bind(store)
+  let failing = false
+  store.transition = (id, version, patch) => { if (failing) throw new Error('disk full'); return transition(id, version, patch) }
+  let heard: unknown
+  const server = await build({
+    tasks: { store },
+    tools: [{
+      name: 'asks',
+      task: 'optional',
+      async execute (_args: unknown, ctx: any) {
+        failing = true
+        try {
+          await ctx.elicit.form('q', 'Q?', Confirm)
+        } catch (err) {
+          heard = err
+        }
+        failing = false
+        return 'done'
+      }
+    }] as any
+  })
+  t.teardown(async () => { await server.close(); store.close() })
+  const { taskId } = (await send(server, modern('tools/call', { name: 'asks', arguments: {} }))).body.result
+  await poll(server, taskId, (task) => task.status === 'completed')
+  t.match(String(heard), /ClientInputError: elicitation\/create \('q'\) got no answer: disk full/)
 })
