@@ -4,8 +4,8 @@
 // response times count in the percentiles), `discard` drops it (a warm-up, or a noisy slice);
 // `finish` answers with the totals of the kept slices and ends the process.
 //
-// The request is fixed at start (`node bench/load.mjs '<json>'` with { url, method, headers, body,
-// connections, expectBody }). Latency percentiles are computed from every response time:
+// The request is fixed at start (`node bench/load.mjs '<json>'` with { url (or urls, a fleet's),
+// method, headers, body, connections, expectBody }). Latency percentiles are computed from every response time:
 // autocannon's own histogram keeps whole milliseconds, too coarse here.
 import autocannon from 'autocannon'
 import { normalizeSse } from './verify.mjs'
@@ -40,17 +40,31 @@ class Latencies {
 const kept = { latencies: new Latencies(), seconds: 0, cpu: 0, bad: { non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 } }
 let pending
 
-function slice (duration) {
+/**
+ * One slice: autocannon against the contender's URL, or, for a fleet (`urls`), one autocannon per
+ * instance at once, the connections split between them, their numbers added up.
+ */
+async function slice (duration) {
+  const urls = config.urls ?? [config.url]
   const latencies = new Latencies()
   const cpuBefore = process.cpuUsage()
   const started = process.hrtime.bigint()
+  const parts = await Promise.all(urls.map((url, i) => one(url, Math.floor(config.connections / urls.length) + (i < config.connections % urls.length ? 1 : 0), duration, latencies)))
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const cpu = process.cpuUsage(cpuBefore)
+  const bad = { non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 }
+  for (const part of parts) for (const key of Object.keys(bad)) bad[key] += part[key]
+  return { latencies, seconds, cpu: (cpu.user + cpu.system) / 1e6, bad }
+}
+
+function one (url, connections, duration, latencies) {
   return new Promise((resolve, reject) => {
     const instance = autocannon({
-      url: config.url,
+      url,
       method: config.method,
       headers: config.headers,
       body: config.body,
-      connections: config.connections,
+      connections,
       pipelining: 1,
       duration,
       // every answer is compared with the bytes checked before the load: a contender that starts
@@ -60,14 +74,7 @@ function slice (duration) {
         : { expectBody: config.expectBody })
     }, (err, result) => {
       if (err) return reject(err)
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9
-      const cpu = process.cpuUsage(cpuBefore)
-      resolve({
-        latencies,
-        seconds,
-        cpu: (cpu.user + cpu.system) / 1e6,
-        bad: { non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts, mismatches: result.mismatches }
-      })
+      resolve({ non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts, mismatches: result.mismatches })
     })
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.add(responseTime))
   })

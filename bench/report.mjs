@@ -15,7 +15,9 @@ export const CONTENDERS = {
   'compare-modern': { server: 'sake-compare', era: 'modern', check: 'bytes', label: 'fastify-sake from --compare, 2026-07-28', optional: true },
   'compare-legacy': { server: 'sake-compare', era: 'legacy', check: 'bytes', label: 'fastify-sake from --compare, 2025-11-25 session', optional: true },
   'sdk-stateless': { server: 'sdk-stateless', era: 'modern', check: 'equivalent', label: 'SDK v2 `createMcpHandler`, 2026-07-28' },
-  'sdk-session': { server: 'sdk-session', era: 'legacy', check: 'equivalent', label: 'SDK v2 session transport, 2025-11-25' }
+  'sdk-session': { server: 'sdk-session', era: 'legacy', check: 'equivalent', label: 'SDK v2 session transport, 2025-11-25' },
+  // the fleet scenario: two fastify-sake processes on one redis-server, the load split between them
+  'sake-fleet': { server: 'sake-redis', era: 'legacy', check: 'bytes', instances: 2, label: 'fastify-sake, 2025-11-25 session, two instances sharing one redis-server' }
 }
 
 const STARTUP_LABELS = {
@@ -38,7 +40,8 @@ export const SCENARIOS = {
   list100: { kind: 'load', title: '`tools/list` with 100 registered tools (one page)', contenders: ['baseline', 'baseline-preserialized', ...LOADED.slice(1)] },
   stream: { kind: 'load', title: 'a call streaming 10 progress notifications over SSE, then its result', contenders: LOADED },
   startup: { kind: 'startup', title: 'time from `register` to `ready` with {n} tools (fresh process each)', contenders: ['baseline', 'baseline-body', 'sake', 'sdk'] },
-  sessions: { kind: 'sessions', title: 'memory of {n} idle 2025 sessions (after GC)', contenders: ['sake-legacy', 'sdk-session'] }
+  sessions: { kind: 'sessions', title: 'memory of {n} idle 2025 sessions (after GC)', contenders: ['sake-legacy', 'sdk-session'] },
+  fleet: { kind: 'load', title: '`tools/call` of `add` in one 2025 session: one in-memory instance, and two instances on one redis-server with the requests split between them', contenders: ['baseline', 'sake-legacy', 'sake-fleet'] }
 }
 
 /** The issue's targets, each on one contender of one scenario. */
@@ -180,6 +183,12 @@ const thousands = (n) => String(n ?? '').replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 const f = (x, digits = 2) => Number.isFinite(x) ? x.toFixed(digits) : '–'
 const mb = (bytes) => Number.isFinite(bytes) ? (bytes / 2 ** 20).toFixed(0) : '–'
 
+/** The fleet's own ratio: two instances on Redis against one in-memory instance, per round. */
+function fleetLine (result) {
+  const ratios = result.rounds.map((r) => r.runs['sake-fleet'] && r.runs['sake-legacy'] ? r.runs['sake-fleet'].rps / r.runs['sake-legacy'].rps : NaN)
+  return `Two instances on one redis-server against one in-memory instance: **${f(median(ratios))}×** (per round: ${ratios.map((r) => f(r)).join(' / ')}). Every request of the session costs one Redis round trip (GETEX: the session, and its expiry renewed); both instances, redis-server and the load generator share this machine's two cores.`
+}
+
 function loadTable (result, rows) {
   const lines = [
     '| contender | ratio vs baseline (median) | per round | req/s ¹ | p50 ms ¹ | p99 ms ¹ | peak RSS MB | server / load CPU ² |',
@@ -250,6 +259,7 @@ export function report (run) {
     out.push('')
     const lines = result.kind === 'load' ? loadTable(result, rows) : result.kind === 'startup' ? startupTable(result, rows) : sessionsTable(result, rows)
     out.push(...lines)
+    if (result.scenario === 'fleet' && result.rounds.some((r) => r.runs['sake-fleet'] !== undefined)) out.push('', fleetLine(result))
   }
   out.push('')
   out.push('¹ Absolute numbers depend on the machine (and on what else ran on it); compare the ratios, each taken against the baseline of the same round.  ')

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The benchmark: `npm run bench` (builds the plugin first), or `node bench/run.mjs [options]`.
 // See bench/README.md for what it measures and how to read it.
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
 import { cpSync, existsSync, mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -207,13 +209,41 @@ async function capture (scenario) {
   }
 }
 
+/**
+ * A contender of several processes (a fleet): each started, the handle of them all (every pid
+ * watched, the highest peak RSS, all stopped together).
+ */
+async function startFleet (contender, scenario, options) {
+  const servers = []
+  try {
+    for (let i = 0; i < contender.instances; i++) servers.push(await startServer(contender.server, scenario, options))
+  } catch (err) {
+    for (const server of servers) await server.stop()
+    throw err
+  }
+  return {
+    pid: servers[0].pid,
+    pids: servers.map((server) => server.pid),
+    url: servers[0].url,
+    urls: servers.map((server) => server.url),
+    stats: async () => {
+      const all = await Promise.all(servers.map((server) => server.stats()))
+      return { ...all[0], maxRss: Math.max(...all.map((one) => one.maxRss)) }
+    },
+    stop: async () => { for (const server of servers) await server.stop() }
+  }
+}
+
 /** Starts one contender and checks its answer; resolves with the server and the load to send it. */
 async function prepare (scenario, id, ref, round) {
   const contender = CONTENDERS[id]
-  const server = await startServer(contender.server, scenario, { fixture: ref.fixture, nodeArgs: profileArgs(`${scenario}-${id}-r${round}`) })
+  const start = { fixture: ref.fixture, nodeArgs: profileArgs(`${scenario}-${id}-r${round}`) }
+  const server = contender.instances === undefined ? await startServer(contender.server, scenario, start) : await startFleet(contender, scenario, start)
   try {
     let req = request(scenario, contender.era)
     if (contender.era === 'legacy') req = withSession(req, await openSession(server.url, id))
+    // a fleet's session is opened on one instance and must answer the same bytes on every one
+    for (const url of server.urls?.slice(1) ?? []) checkBytes(`${id} (${scenario}, ${url})`, await send(url, req), ref.expected[contender.era], false)
     const answer = await send(server.url, req)
     const sse = scenario === 'stream'
     if (contender.check === 'bytes') {
@@ -227,7 +257,7 @@ async function prepare (scenario, id, ref, round) {
       checkEquivalent(scenario, contender.era, `${id} (${scenario})`, answer, ref.expected[contender.era])
     }
     // under load, every answer must be these very bytes (SSE: once event ids are set aside)
-    return { server, load: { url: server.url, ...req, connections: options.connections, expectBody: sse ? normalizeSse(answer.body) : answer.body, sse } }
+    return { server, load: { url: server.url, urls: server.urls, ...req, connections: options.connections, expectBody: sse ? normalizeSse(answer.body) : answer.body, sse } }
   } catch (err) {
     await server.stop()
     throw err
@@ -261,7 +291,7 @@ async function loadRound (scenario, ids, ref, round) {
         for (let attempt = 0; ; attempt++) {
           await quiet()
           const watch = watchCpu()
-          watch.add(prepared[id].server.pid)
+          for (const pid of prepared[id].server.pids ?? [prepared[id].server.pid]) watch.add(pid)
           watch.add(loaders[id].pid)
           const slice = await loaders[id].run(options.duration / slices)
           const cpu = watch.stop()
@@ -274,7 +304,7 @@ async function loadRound (scenario, ids, ref, round) {
             continue
           }
           if (cpu !== undefined && cpu.foreign > options.maxNoise) noisy[id] = true
-          slice.serverCpu = cpu?.used[prepared[id].server.pid]
+          slice.serverCpu = (prepared[id].server.pids ?? [prepared[id].server.pid]).reduce((sum, pid) => sum + (cpu?.used[pid] ?? NaN), 0)
           slice.foreignCpu = cpu?.foreign
           await loaders[id].commit()
           ;(prepared[id].slices ??= []).push(slice)
@@ -307,7 +337,39 @@ async function loadRound (scenario, ids, ref, round) {
   }
 }
 
+/** The redis-server of the fleet scenario (Debian's package), on the servers' core, nothing persisted. */
+async function startRedisServer () {
+  const probe = createServer()
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address()
+  await new Promise((resolve) => probe.close(resolve))
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
+  const child = PINNING === undefined ? spawn('redis-server', args) : spawn('taskset', ['-c', PINNING.server, 'redis-server', ...args])
+  await new Promise((resolve, reject) => {
+    let out = ''
+    child.once('error', () => reject(new Error('the fleet scenario needs redis-server: apt-get install -y redis-server')))
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      if (out.includes('Ready to accept connections')) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)))
+  })
+  child.stdout.resume()
+  return { url: `redis://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill('SIGKILL') }
+}
+
 async function loadScenario (scenario) {
+  if (scenario !== 'fleet') return await loadScenarioOn(scenario)
+  const redis = await startRedisServer()
+  process.env.BENCH_REDIS_URL = redis.url
+  try {
+    return await loadScenarioOn(scenario)
+  } finally {
+    redis.stop()
+  }
+}
+
+async function loadScenarioOn (scenario) {
   const def = SCENARIOS[scenario]
   log(`\n== ${scenario}: ${def.title}`)
   const ref = await capture(scenario)

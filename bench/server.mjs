@@ -22,6 +22,13 @@ switch (contender) {
     baselineRoutes(app, scenario, fixture, { preserialized: contender === 'baseline-preserialized' })
     break
   }
+  case 'sake-redis': {
+    // one instance of a fleet: the stores on the redis-server the runner started (BENCH_REDIS_URL)
+    const { default: sake } = await import(process.env.BENCH_SAKE ? pathToFileURL(join(process.env.BENCH_SAKE, 'index.js')).href : 'fastify-sake')
+    await app.register(sake, { ...SERVER_INFO, path: PATH, redis: process.env.BENCH_REDIS_URL, requestState: { keys: [Buffer.alloc(32, 1).toString('base64')] } })
+    app.registerTool(sakeTools(toolCount(scenario)))
+    break
+  }
   case 'sake':
   case 'sake-compare': {
     // the package itself, as users import it (built to dist/ by `npm run bench`), or another

@@ -110,6 +110,7 @@ export function request (scenario, era) {
   switch (scenario) {
     case 'call':
     case 'call100':
+    case 'fleet':
       method = 'tools/call'
       params = { name: 'add', arguments: { ...ADD_ARGS } }
       extraHeaders = { 'mcp-name': 'add', 'mcp-param-precision': String(ADD_ARGS.precision) }

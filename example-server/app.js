@@ -1,5 +1,6 @@
 // The example MCP server: a plain Fastify app with fastify-sake registered on it.
 // `build()` returns the app without listening, so tests and server.js share it.
+import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify from 'fastify'
 import sake, { Type, defineTool, text, image, resource, resourceLink, toolError } from 'fastify-sake'
 import { registerConformance } from './conformance.js'
@@ -85,14 +86,15 @@ export const count = defineTool({
   output: { counted: Type.Integer(), cancelled: Type.Boolean() },
   async execute ({ to, delayMs = 500 }, ctx) {
     let counted = 0
-    while (counted < to && !ctx.signal.aborted) {
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, delayMs)
-        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
-      })
-      if (ctx.signal.aborted) break
-      counted++
-      ctx.progress(counted, to, `counted ${counted} of ${to}`)
+    try {
+      while (counted < to) {
+        // rejects at once when the call is cancelled (tasks/cancel, a cancel notification, a closed connection)
+        await sleep(delayMs, undefined, { signal: ctx.signal })
+        counted++
+        ctx.progress(counted, to, `counted ${counted} of ${to}`)
+      }
+    } catch (err) {
+      if (!ctx.signal.aborted) throw err
     }
     return { counted, cancelled: ctx.signal.aborted }
   }
@@ -149,6 +151,8 @@ export async function build (options = {}) {
     instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, count (a long-running tool that runs as a task), and a counter (an MCP App).',
     // a fleet shares this key (openssl rand -base64 32); without it each process makes its own, with a warning
     requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
+    // REDIS_URL (redis://127.0.0.1:6379): 2025 sessions, resumable streams, the bus and tasks shared by every instance on it
+    ...(process.env.REDIS_URL === undefined ? {} : { redis: process.env.REDIS_URL }),
     tools: [add, echo, greet, showcase, count, counter, counterIncrement, ...(auth?.tools ?? [])],
     ...auth?.options
   })

@@ -1,5 +1,6 @@
 // Starts the example server: `npm start` (HOST and PORT override 127.0.0.1:3000; PORT=0 picks a
-// free port; AUTH=1 turns authorization on, see auth.js).
+// free port; AUTH=1 turns authorization on, see auth.js; REDIS_URL and MCP_STATE_KEY make it one
+// instance of a fleet, see the README's "Running several instances").
 import { createServer } from 'node:net'
 import { build } from './app.js'
 

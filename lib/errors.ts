@@ -131,6 +131,22 @@ export class ProtocolError extends Error {
 }
 
 /**
+ * A store or bus the request needs (sessions, events, tasks, the bus) cannot be reached: Redis is
+ * down, or a command did not answer within its timeout. The request gets `-32603` with HTTP 503
+ * and a message naming the store, never a hang; what needs no shared state (a 2026-07-28 call)
+ * goes on working. `store` names it ('session', 'event', 'task', 'bus').
+ */
+export class StoreUnavailableError extends ProtocolError {
+  readonly store: string
+
+  constructor (store: string, reason: string) {
+    super(-32603, `Service Unavailable: the ${store} store cannot be reached (${reason}); try again later`, 503)
+    this.name = 'StoreUnavailableError'
+    this.store = store
+  }
+}
+
+/**
  * Thrown (or returned) by a tool that cannot do its work without a client capability the request
  * did not declare (Sake's `{:error, {:missing_capability, map}}`). A 2026-07-28 call is answered
  * with HTTP 400 and -32021, `data.requiredCapabilities` set to this map, so the client can retry

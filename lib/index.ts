@@ -17,6 +17,9 @@ import { MemorySessionStore } from './state/memory-session-store.js'
 import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
+import { connect } from './state/redis/connection.js'
+import { redisStores } from './state/redis/stores.js'
+import type { Logger } from './spec/types.js'
 import { serverContext } from './protocol/server.js'
 import { metadataRoutes } from './auth/metadata.js'
 import { underPrefix } from './auth/options.js'
@@ -42,10 +45,13 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const path = app.prefix === '' || options.path !== '/' ? app.prefix + options.path : app.prefix
   const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
   const registry = new Registry(options.scopes)
-  const sessions = options.sessions.store ?? new MemorySessionStore(options.sessions)
-  const bus = options.bus ?? new MemoryBus()
-  const events = options.events.store ?? new MemoryEventStore(options.events)
-  const taskStore = options.tasks.store ?? new MemoryTaskStore(options.tasks)
+  // the `redis` option: every store shared through one connection, unless given in its own option
+  const redis = options.redis === undefined ? undefined : await connect(options.redis, app.log as unknown as Logger)
+  const shared = redis === undefined ? undefined : redisStores(redis, options, app.log as unknown as Logger)
+  const sessions = options.sessions.store ?? shared?.sessions ?? new MemorySessionStore(options.sessions)
+  const bus = options.bus ?? shared?.bus ?? new MemoryBus()
+  const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
+  const taskStore = options.tasks.store ?? shared?.tasks ?? new MemoryTaskStore(options.tasks)
   const server = serverContext({
     info: options.info,
     instructions: options.instructions,
@@ -58,9 +64,11 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     hideForbidden: auth?.hideForbidden === true,
     taskStore,
     bus,
-    tasks: options.tasks
+    tasks: options.tasks,
+    log: app.log as unknown as Logger
   })
   const streams = new Streams({ bus, events, sessions, keepAlive: options.keepAlive })
+  const cancellations = new Cancellations(bus)
 
   // an array registers all or none: a mistake in one definition leaves the server as it was
   const registerTool = (definition: ToolDefinition | readonly ToolDefinition[]): void => {
@@ -110,12 +118,14 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.bus === undefined) await bus.close?.()
     if (options.events.store === undefined) await events.close?.()
     if (options.tasks.store === undefined) await taskStore.close?.()
+    cancellations.close()
+    await redis?.close()
   })
 
   // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans
   const otel = options.tracing ? await openTelemetry() : undefined
   const tracing = new Tracing(options.tracing, registry, otel === undefined ? undefined : new Spans(otel, registry))
-  const endpoint = { server, sessions, streams, auth, cancellations: new Cancellations(), tracing }
+  const endpoint = { server, sessions, streams, auth, cancellations, tracing }
   await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
 }
 
@@ -159,7 +169,7 @@ export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
-  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError
+  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError
 } from './errors.js'
 export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
 export type { SakeOptions, SessionOptions, EventOptions, RequestStateOptions } from './options.js'

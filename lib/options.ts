@@ -10,6 +10,7 @@ import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.
 import { BUS_METHODS, type Bus } from './state/bus.js'
 import { EVENT_STORE_METHODS, type EventStore } from './state/event-store.js'
 import { TASK_STORE_METHODS, type TaskStore } from './state/task-store.js'
+import type { RedisClient, RedisOption } from './state/redis/connection.js'
 import type { DefinedTool, ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
@@ -97,6 +98,13 @@ export interface SakeOptions {
   events?: EventOptions
   /** Tasks (long-running tools): the task store, its bounds and ttls. */
   tasks?: TaskOptions
+  /**
+   * Share 2025 sessions, resumable streams, the bus and tasks across instances through Redis: a
+   * `redis://` URL (needs the `ioredis` package), an ioredis client (`app.redis` of
+   * `@fastify/redis`: one pool for the service; the plugin never closes a client it did not
+   * make), or `{ url | client, prefix, timeout }`. A store given in its own option wins.
+   */
+  redis?: string | RedisClient | RedisOptions
   /** How a question's answers travel between rounds of a 2026-07-28 call (multi round-trip requests). */
   requestState?: RequestStateOptions
   /**
@@ -142,6 +150,15 @@ export interface SakeOptions {
   tracing?: boolean
 }
 
+export interface RedisOptions {
+  url?: string
+  client?: RedisClient
+  /** Prepended to every key and channel, so that several servers share one Redis. Default `'sake:'`. */
+  prefix?: string
+  /** Milliseconds a Redis command may take before the request fails with 503. Default 2000. */
+  timeout?: number
+}
+
 export interface ResolvedOptions {
   readonly info: ServerInfo
   readonly instructions: string | undefined
@@ -154,6 +171,7 @@ export interface ResolvedOptions {
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
   readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
+  readonly redis: RedisOption | undefined
   readonly sealer: RequestStateSealer
   readonly inputTimeout: number
   readonly tools: readonly ToolDefinition[]
@@ -186,10 +204,12 @@ export const defaults = Object.freeze({
   taskTtl: 10 * 60_000, // 10 minutes, in ms
   maxTaskTtl: 60 * 60_000, // one hour, in ms
   taskPollInterval: 1000,
-  taskCloseTimeout: 5000
+  taskCloseTimeout: 5000,
+  redisPrefix: 'sake:',
+  redisTimeout: 2000
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tasks', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const TASK_KEYS = ['store', 'maxTasks', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
@@ -226,6 +246,33 @@ function sessionStore (store: unknown): SessionStore | undefined {
     throw new SakeOptionError(`fastify-sake: option 'sessions.store' must implement SessionStore (get, set, delete and optionally close): its '${method}' method ${problem}`)
   }
   return store as unknown as SessionStore
+}
+
+const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout']
+const REDIS_CLIENT = ['call', 'duplicate', 'subscribe', 'on', 'quit', 'disconnect']
+
+/** `redis`: a URL, an ioredis client, or `{ url | client, prefix, timeout }`. */
+function resolveRedis (value: unknown): RedisOption | undefined {
+  if (value === undefined) return undefined
+  const accepts = 'a redis:// or rediss:// URL, an ioredis client (app.redis of @fastify/redis), or { url | client, prefix?, timeout? }'
+  const given: Record<string, unknown> = typeof value === 'string' || (isObject(value) && typeof value.call === 'function') ? { [typeof value === 'string' ? 'url' : 'client']: value } : (isObject(value) ? value : fail('redis', accepts, value))
+  unknownKeys(given, REDIS_KEYS, 'redis.')
+  const { url, client } = given
+  if ((url === undefined) === (client === undefined)) fail('redis', `${accepts}: exactly one of url and client`, value)
+  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url) || !URL.canParse(url))) fail('redis.url', 'a redis:// or rediss:// URL, such as redis://127.0.0.1:6379', url)
+  if (client !== undefined) {
+    if (!isObject(client)) fail('redis.client', 'an ioredis client', client)
+    const missing = REDIS_CLIENT.filter((method) => typeof client[method] !== 'function')
+    if (missing.length > 0) fail('redis.client', `an ioredis client (5 or later); this one lacks ${missing.join(', ')}`, client)
+  }
+  const prefix = given.prefix ?? defaults.redisPrefix
+  if (typeof prefix !== 'string') fail('redis.prefix', "a string put before every key, such as 'sake:'", prefix)
+  return Object.freeze({
+    url: url as string | undefined,
+    client: client as RedisClient | undefined,
+    prefix,
+    timeout: integer(given, 'timeout', 1, defaults.redisTimeout, 'milliseconds', 'redis.timeout', MAX_TIMER)
+  })
 }
 
 /** A store or bus the user passed in, checked now: a missing method would otherwise fail on first use. */
@@ -352,6 +399,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       pollInterval: integer(tasks, 'pollInterval', 0, defaults.taskPollInterval, 'milliseconds', 'tasks.pollInterval'),
       closeTimeout: integer(tasks, 'closeTimeout', 0, defaults.taskCloseTimeout, 'milliseconds', 'tasks.closeTimeout', MAX_TIMER)
     }),
+    redis: resolveRedis(input.redis),
     sealer,
     inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds', 'inputTimeout', MAX_TIMER),
     tools: Object.freeze([...tools]) as readonly ToolDefinition[],

@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, tasks, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -281,4 +281,24 @@ t.test("allowedOrigins: a list, 'cors', a synchronous function, or false (issue 
       await refusesRegister(t, { ...base, allowedOrigins: value }, new RegExp(`^fastify-sake: option 'allowedOrigins' ${accepts}, got ${shown}$`), JSON.stringify(value))
     }
   })
+})
+
+t.test('redis: a URL, an ioredis client, or { url | client, prefix, timeout }, checked at registration', async (t) => {
+  const client = { call () {}, duplicate () {}, subscribe () {}, on () {}, quit () {}, disconnect () {} }
+  t.same(resolveOptions({ ...base, redis: 'redis://127.0.0.1:6379' }).redis, { url: 'redis://127.0.0.1:6379', client: undefined, prefix: 'sake:', timeout: 2000 })
+  t.equal(resolveOptions({ ...base, redis: client as any }).redis!.client, client, 'a client as it is')
+  t.same(resolveOptions({ ...base, redis: { url: 'rediss://cache:6380/2', prefix: 'billing:', timeout: 500 } }).redis, { url: 'rediss://cache:6380/2', client: undefined, prefix: 'billing:', timeout: 500 })
+  const refused: Array<[unknown, RegExp]> = [
+    ['http://127.0.0.1:6379', /option 'redis.url' must be a redis:\/\/ or rediss:\/\/ URL, such as redis:\/\/127.0.0.1:6379/],
+    ['redis://[bad', /option 'redis.url'/],
+    [42, /option 'redis' must be a redis:\/\/ or rediss:\/\/ URL, an ioredis client/],
+    [{}, /exactly one of url and client/],
+    [{ url: 'redis://a', client }, /exactly one of url and client/],
+    [{ client: { call () {} } }, /option 'redis.client' must be an ioredis client \(5 or later\); this one lacks duplicate, subscribe, on, quit, disconnect/],
+    [{ client: 'x' }, /option 'redis.client' must be an ioredis client/],
+    [{ url: 'redis://a', prefix: 1 }, /option 'redis.prefix'/],
+    [{ url: 'redis://a', timeout: 0 }, /redis.timeout/],
+    [{ url: 'redis://a', prefx: 'x' }, /unknown option 'redis.prefx' \(did you mean 'redis.prefix'\?\)/]
+  ]
+  for (const [redis, message] of refused) t.throws(() => resolveOptions({ ...base, redis: redis as any }), message, JSON.stringify(redis))
 })

@@ -178,7 +178,13 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
     }
     if (await findSession(endpoint, request, sessionId) === undefined) return sendError(reply, null, sessionNotFound)
     await endpoint.sessions.delete(sessionId)
-    endpoint.streams.endSession(sessionId)
+    try {
+      await endpoint.server.tasks.endSession(sessionId)
+      await endpoint.streams.endSession(sessionId)
+    } catch (err) {
+      // the session is gone from the store, which is what DELETE promises; its tasks end at their ttl
+      request.log.warn({ err }, 'fastify-sake: a session ended, but its tasks or the other instances\' streams could not be told (the task store or the bus failed)')
+    }
     return reply.code(204).send()
   })
 

@@ -3,6 +3,7 @@
  * updates of the resources the session subscribed to; or, with `Last-Event-ID` (2025-11-25), the
  * resumption of a POST stream whose connection dropped.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProtocolError } from '../errors.js'
 import { isResumable } from '../spec/eras.js'
@@ -16,6 +17,15 @@ import { headerValue } from './headers.js'
 import { Outbox } from './outbox.js'
 import { sendError } from './respond.js'
 import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
+
+/** How often a stream running on another instance is read again from the event store, in ms. */
+const FOLLOW_INTERVAL = 100
+
+/** Whether an SSE message is a JSON-RPC response (the call's answer), not a request or a notification. */
+function isResponse (message: string): boolean {
+  const parsed = JSON.parse(message) as Record<string, unknown>
+  return 'id' in parsed && !('method' in parsed)
+}
 
 const conflict = new ProtocolError(INVALID_REQUEST, 'Conflict: this session already has an open GET stream; close it before opening another', 409)
 
@@ -61,29 +71,49 @@ export class SessionStreams {
     return reply
   }
 
-  /** Replays a POST stream after `lastEventId` on this GET, then carries the rest of it if the call still runs. */
+  /**
+   * Replays a POST stream after `lastEventId` on this GET, then carries the rest of it: from the
+   * call itself when it runs here, else by following the event store until the call's answer is in
+   * it (the call runs on another instance of the fleet). Ending the stream before the answer would
+   * not do: a client that resumes again may lose its place (the v1 SDK reconnects without
+   * `Last-Event-ID` after a resumed stream that brought nothing).
+   */
   private async resume (reply: FastifyReply, replay: Replay, lastEventId: string): Promise<FastifyReply> {
     const conn = new SseConnection(reply, this.sse)
     const sent = new Set<string>()
     let last = lastEventId
     let events = replay.events
     for (;;) {
+      let answered = false
       for (const event of events) {
-        if (event.message !== '') conn.send(event.message, event.id)
+        if (event.message !== '') {
+          conn.send(event.message, event.id)
+          answered ||= isResponse(event.message)
+        }
         sent.add(event.id)
         last = event.id
       }
+      if (answered || !conn.open) {
+        conn.end() // the call's answer was in the replay
+        return reply
+      }
       const live = this.calls.live.get(replay.streamId)
-      if (live === undefined) {
-        conn.end() // the call finished: its response was in the replay
+      if (live !== undefined) {
+        // caught up (or the store has nothing newer): from here on, events come live
+        if (events.length === 0 || live.outbox.lastId === last) {
+          live.outbox.attach(conn, sent)
+          return reply
+        }
+      } else {
+        await sleep(FOLLOW_INTERVAL)
+      }
+      const next = await this.events.replay(last)
+      if (next === undefined && live === undefined) {
+        conn.end() // the stream expired, and its call does not run here: the client starts again
         return reply
       }
-      // caught up (or the store has nothing newer): from here on, events come live
-      if (events.length === 0 || live.outbox.lastId === last) {
-        live.outbox.attach(conn, sent)
-        return reply
-      }
-      events = (await this.events.replay(last))?.events ?? []
+      // a store that forgot the stream of a call running here: what it still sends comes live
+      events = next?.events ?? []
     }
   }
 

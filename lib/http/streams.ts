@@ -23,15 +23,31 @@ export class Streams {
   readonly sessions: SessionStreams
   readonly listens: Listens
 
+  private readonly bus: Bus
+  private readonly unsubscribe: () => void
+
   constructor (options: StreamsOptions) {
     const sse = { keepAlive: options.keepAlive }
+    this.bus = options.bus
     this.calls = new CallStreams(options.bus, options.events, sse)
     this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls, sse)
     this.listens = new Listens(options.bus, sse)
+    // a session deleted on another instance of the fleet: its streams here end too
+    this.unsubscribe = options.bus.subscribe((event) => {
+      if (event.type === 'sessionEnded') this.endLocal(event.sessionId)
+    })
   }
 
-  /** A session was deleted: its GET stream ends, and so do the waits of its questions (their answers cannot come). */
-  endSession (sessionId: string): void {
+  /**
+   * A session was deleted: its GET stream ends, and so do the waits of its questions (their
+   * answers cannot come), here and, through the bus, on every other instance.
+   */
+  async endSession (sessionId: string): Promise<void> {
+    this.endLocal(sessionId)
+    await this.bus.publish({ type: 'sessionEnded', sessionId })
+  }
+
+  private endLocal (sessionId: string): void {
     this.sessions.end(sessionId)
     this.calls.requests.cancelSession(sessionId, 'the session ended')
   }
@@ -41,6 +57,7 @@ export class Streams {
    * 2025 clients; calls still running finish on their own.
    */
   close (): void {
+    this.unsubscribe()
     this.calls.close()
     this.listens.close()
     this.sessions.close()

@@ -3,7 +3,7 @@
  * settings its methods need. Made once per registration of the plugin (two servers in one process
  * share nothing), and handed to every method with the call.
  */
-import type { ServerInfo } from '../spec/types.js'
+import type { Logger, ServerInfo } from '../spec/types.js'
 import { META_SERVER_INFO } from '../spec/meta-keys.js'
 import type { Registry } from '../define/registry.js'
 import type { SessionStore } from '../state/session-store.js'
@@ -51,6 +51,8 @@ export interface ServerContextOptions {
   readonly taskStore: TaskStore
   readonly bus: Bus
   readonly tasks: TaskOptions
+  /** The server's own logger, for what fails outside any request. */
+  readonly log?: Logger | undefined
 }
 
 /** The `tasks` option, in milliseconds but `maxTasks`. */
@@ -74,7 +76,7 @@ export function serverContext (options: ServerContextOptions): ServerContext {
     input: { sealer: options.sealer, timeout: options.inputTimeout, validators: new FormValidators() },
     serverInfoMeta,
     serverInfoMetaJson: '"_meta":' + JSON.stringify(serverInfoMeta),
-    tasks: new Tasks({ ...options.tasks, store: options.taskStore, bus: options.bus, pageSize }),
+    tasks: new Tasks({ ...options.tasks, store: options.taskStore, bus: options.bus, pageSize, log: options.log }),
     discover: undefined
   }
 }

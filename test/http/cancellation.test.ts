@@ -4,6 +4,8 @@ import { build, listen, sleep } from '../helpers/app.js'
 import { openSession, sessionPost } from '../helpers/requests.js'
 import { legacyClient } from '../helpers/clients.js'
 import { Cancellations } from '../../lib/http/cancellation.js'
+import { MemoryBus } from '../../lib/state/memory-bus.js'
+import type { BusEvent } from '../../lib/state/bus.js'
 
 function waitForAbort (signal: AbortSignal): Promise<string> {
   return new Promise((resolve) => {
@@ -57,7 +59,7 @@ t.test('cancelling over inject: the right call, ids kept apart, nothing left beh
 })
 
 t.test('the registry forgets finished calls', async (t) => {
-  const registry = new Cancellations()
+  const registry = new Cancellations(new MemoryBus())
   const first = new AbortController()
   const release = registry.track('s', 1, first)
   t.equal(registry.size, 1)
@@ -96,4 +98,29 @@ t.test('a resumable (2025-11-25) streamed call outlives its socket but not a can
   t.same(seen, ['cancelled by the client'])
   const quick = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'stream_quick', arguments: {} } }))
   t.match(quick.body, /"text":"quick"/, 'a streamed call that never reads its signal registers nothing')
+})
+
+t.test('a cancel for a call not running here goes on the bus; one from the bus stops the call here', async (t) => {
+  const bus = new MemoryBus()
+  const seen: BusEvent[] = []
+  bus.subscribe((event) => { seen.push(event) })
+  const here = new Cancellations(bus)
+  const there = new Cancellations(bus) // another instance, on the same bus
+  const running = new AbortController()
+  here.track('s', 7, running)
+  there.cancel('s', 7, 'user pressed stop')
+  t.same(seen, [{ type: 'cancelled', sessionId: 's', requestId: 7, reason: 'user pressed stop' }])
+  t.equal(running.signal.aborted, true, 'the instance running it stopped it')
+  t.equal(running.signal.reason.message, 'cancelled by the client: user pressed stop')
+  here.cancel('s', 7, 'again')
+  t.equal(seen.length, 1, 'found here: nothing on the bus')
+  here.close()
+  there.close()
+  const later = new AbortController()
+  here.track('s', 8, later)
+  bus.publish({ type: 'cancelled', sessionId: 's', requestId: 8 })
+  t.equal(later.signal.aborted, false, 'closed: no longer listening')
+  const failing = new MemoryBus()
+  failing.publish = () => { throw new Error('bus down') }
+  t.doesNotThrow(() => new Cancellations(failing).cancel('s', 9, undefined), 'a failing bus loses the cancel, nothing more')
 })

@@ -20,7 +20,8 @@ t.test('a bus and an event store passed in are used and never closed by us', asy
   const app = await build({ keepAlive: 0, bus, events: { store: events } })
   app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
   const url = await listen(t, app)
-  t.equal(bus.size, 1, 'the plugin listens for client responses on our bus')
+  const plugin = bus.size
+  t.equal(plugin, 3, 'the plugin listens on our bus: client responses, cancels and ended sessions from other instances')
   const sid = await sessionOn(url)
   const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
   const streamed = await post.rest()
@@ -28,7 +29,7 @@ t.test('a bus and an event store passed in are used and never closed by us', asy
   t.equal(streamed[1].id, 'sid:1'.replace('sid', streamed[1].id!.split(':')[0]))
   const get = await getStream(url, sid)
   await get.next()
-  t.equal(bus.size, 2, 'the GET stream subscribed to our bus')
+  t.equal(bus.size, plugin + 1, 'the GET stream subscribed to our bus')
   get.close()
   await sleep(20)
   await app.close()
@@ -131,4 +132,21 @@ t.test('resuming a running call against a slow store: replayed again until caugh
     const after = await resumed.rest()
     t.same(after.map((e) => JSON.parse(e.data!).method ?? JSON.parse(e.data!).id), ['notifications/progress', 5], `progress 2 once, then the result (store forgets: ${lose})`)
   }
+})
+
+t.test('resuming, on an instance that does not run the call, a stream the store then forgets: followed, then ended', async (t) => {
+  let replays = 0
+  const events: EventStore = {
+    append: () => 'unused:0',
+    // the first replay finds the stream (no answer in it yet: its call runs elsewhere), the next one does not
+    replay: (id) => replays++ === 0 ? { streamId: id.slice(0, id.lastIndexOf(':')), events: [] } : undefined
+  }
+  const app = await build({ keepAlive: 0, events: { store: events } })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url)
+  const started = Date.now()
+  const resumed = await getStream(url, sid, `${sid}/elsewhere:1`)
+  t.same(await resumed.rest(2000), [], 'nothing to send, and the stream ends once the store has nothing more')
+  t.equal(replays, 2, 'read once more after a pause, not in a busy loop')
+  t.ok(Date.now() - started >= 90, 'after the follow interval')
 })

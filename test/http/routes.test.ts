@@ -10,7 +10,7 @@
 import t from 'tap'
 import { Readable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
-import sake, { type SessionStore } from '../../lib/index.js'
+import sake, { MemoryBus, type SessionStore } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
 import { modernRequest, openSession, modernMeta, modernPost, post, send, sessionPost } from '../helpers/requests.js'
 import { captureLog } from '../helpers/logs.js'
@@ -363,4 +363,18 @@ t.test('a 4xx without a reason phrase of its own is a "Client Error"', async (t)
   const res = await app.inject(modernRequest('server/discover'))
   t.equal(res.statusCode, 499)
   t.equal(JSON.parse(res.body).error.message, 'Client Error: closed for the night')
+})
+
+t.test('DELETE when the bus fails: the session is still ended (204), and the failure logged', async (t) => {
+  const bus = new MemoryBus()
+  const log = captureLog()
+  const app = await build({ bus }, { logger: log.logger })
+  t.teardown(() => app.close())
+  const session = await openSession(app)
+  bus.publish = () => { throw new Error('bus down') }
+  const deleted = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } })
+  t.equal(deleted.statusCode, 204)
+  t.ok(log.lines.some((line) => line.level === 40 && /a session ended, but its tasks or the other instances' streams could not be told/.test(line.msg ?? '')))
+  const after = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' }))
+  t.equal(after.statusCode, 404, 'gone')
 })

@@ -1,0 +1,62 @@
+/**
+ * The bus over Redis pub/sub (`<prefix>bus`): an event reaches this instance's listeners at once,
+ * as with the memory bus, and every other instance through Redis; an instance ignores its own
+ * messages when they come back. Pub/sub is at most once: an instance that is disconnected when an
+ * event is published misses it (a stream then learns of a list change at its next request).
+ */
+import { randomUUID } from 'node:crypto'
+import type { Logger } from '../../spec/types.js'
+import type { Bus, BusEvent, BusListener } from '../bus.js'
+import type { RedisClient, RedisConnection } from './connection.js'
+
+export class RedisBus implements Bus {
+  private readonly listeners = new Set<BusListener>()
+  private readonly origin = randomUUID()
+  private readonly channel: string
+  private readonly subscriber: RedisClient
+
+  constructor (private readonly redis: RedisConnection, private readonly log: Logger) {
+    this.channel = `${redis.prefix}bus`
+    this.subscriber = redis.subscriber(log)
+    this.subscriber.on('message', (_channel: string, text: string) => { this.received(text) })
+    // not awaited: the server starts while Redis is away, and ioredis subscribes once it is back
+    this.subscriber.subscribe(this.channel).catch((err: unknown) => log.warn({ err }, 'fastify-sake: the bus could not subscribe to Redis yet'))
+  }
+
+  /** Listeners now subscribed (open streams), for tests and metrics. */
+  get size (): number {
+    return this.listeners.size
+  }
+
+  async publish (event: BusEvent): Promise<void> {
+    this.deliver(event)
+    await this.redis.command('bus', 'PUBLISH', this.channel, JSON.stringify({ o: this.origin, e: event }))
+  }
+
+  subscribe (listener: BusListener): () => void {
+    const entry: BusListener = (event) => listener(event)
+    this.listeners.add(entry)
+    return () => { this.listeners.delete(entry) }
+  }
+
+  close (): void {
+    this.listeners.clear()
+  }
+
+  /** A message on the bus channel (the only one the subscriber is subscribed to). */
+  private received (text: string): void {
+    let message: { o: string, e: BusEvent }
+    try {
+      message = JSON.parse(text)
+    } catch (err) {
+      this.log.warn({ err }, 'fastify-sake: a message on the Redis bus channel is not ours (not JSON); ignored')
+      return
+    }
+    if (message.o !== this.origin) this.deliver(message.e)
+  }
+
+  private deliver (event: BusEvent): void {
+    // a copy: a listener may unsubscribe (its stream closed) while we iterate
+    for (const listener of [...this.listeners]) listener(event)
+  }
+}

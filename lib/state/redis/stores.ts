@@ -1,0 +1,37 @@
+/**
+ * Every shared store on one Redis connection (the `redis` option): 2025 sessions, the events of
+ * resumable streams, the bus, tasks. Each one is the contract's Redis implementation; what the
+ * user gave in a store's own option replaces it (lib/index.ts).
+ */
+import type { Logger } from '../../spec/types.js'
+import type { Bus } from '../bus.js'
+import type { EventStore } from '../event-store.js'
+import type { SessionStore } from '../session-store.js'
+import type { TaskStore } from '../task-store.js'
+import { RedisBus } from './bus.js'
+import type { RedisConnection } from './connection.js'
+import { RedisEventStore } from './event-store.js'
+import { RedisSessionStore } from './session-store.js'
+import { RedisTaskStore } from './task-store.js'
+
+export interface RedisStoreSettings {
+  readonly sessions: { readonly idleTimeout: number }
+  readonly events: { readonly maxPerStream: number, readonly idleTimeout: number }
+  readonly tasks: { readonly maxTtl: number }
+}
+
+export interface RedisStores {
+  readonly sessions: SessionStore
+  readonly events: EventStore
+  readonly bus: Bus
+  readonly tasks: TaskStore
+}
+
+export function redisStores (redis: RedisConnection, settings: RedisStoreSettings, log: Logger): RedisStores {
+  return {
+    sessions: new RedisSessionStore(redis, settings.sessions.idleTimeout),
+    events: new RedisEventStore(redis, settings.events.maxPerStream, settings.events.idleTimeout),
+    bus: new RedisBus(redis, log),
+    tasks: new RedisTaskStore(redis, { maxTtl: settings.tasks.maxTtl })
+  }
+}

@@ -1,0 +1,233 @@
+// A fleet on one real redis-server (issue 16): two instances of the plugin on two ports, the
+// official clients sent to either at random by a fetch that alternates between them, as a
+// balancer without sticky routing would: sessions, questions, resumed streams, the bus, tasks,
+// a Redis that dies and comes back, and prefixes that keep servers apart.
+import t, { type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Type } from '../../lib/index.js'
+import { build, listen, sleep } from '../helpers/app.js'
+import { legacyClient, modernClient } from '../helpers/clients.js'
+import { startRedis, type RunningRedis } from '../helpers/redis.js'
+import { getStream, legacyPost, sessionOn, streamPost } from '../helpers/network.js'
+
+const KEY = Buffer.alloc(32, 7).toString('base64')
+
+const tools = [
+  { name: 'add', args: { a: Type.Number(), b: Type.Number() }, execute: ({ a, b }: { a: number, b: number }) => String(a + b) },
+  {
+    name: 'who',
+    async execute (_args: unknown, ctx: any) {
+      const answer = await ctx.elicit.form('who', 'Who?', Type.Object({ name: Type.String() }))
+      return answer.action === 'accept' ? `hello ${String(answer.content.name)}` : answer.action
+    }
+  },
+  {
+    name: 'slow',
+    async execute (_args: unknown, ctx: any) {
+      ctx.progress(1, 2, 'half')
+      ctx.closeStream(5) // the client must resume, wherever its GET lands
+      await sleep(150)
+      return 'slow done'
+    }
+  },
+  { name: 'job', task: 'optional', execute: async () => { await sleep(100); return 'job done' } }
+] as any
+
+async function instance (t: Test, redis: RunningRedis | string, extra: Record<string, unknown> = {}): Promise<{ app: FastifyInstance, url: string }> {
+  const app = await build({ keepAlive: 0, redis: typeof redis === 'string' ? redis : redis.url, requestState: { keys: [KEY] }, tools, ...extra })
+  return { app, url: await listen(t, app) }
+}
+
+/** A fetch that sends each request to the next of `urls` (same path and query), in turn. */
+function alternating (urls: string[]): { fetch: typeof fetch, hits: string[] } {
+  let next = 0
+  const hits: string[] = []
+  const f = async (_input: any, init?: any): Promise<Response> => {
+    const target = urls[next++ % urls.length]!
+    hits.push(target)
+    return await fetch(target, init)
+  }
+  return { fetch: f as typeof fetch, hits }
+}
+
+t.test('a 2025 session is opened on one instance, used on the other, and ended there for both', async (t) => {
+  const redis = await startRedis(t)
+  const a = await instance(t, redis)
+  const b = await instance(t, redis)
+  const route = alternating([a.url, b.url])
+  const { client, transport } = await legacyClient(t, new URL(a.url), { name: 'fleet', version: '1' }, {
+    options: { capabilities: { elicitation: {} } },
+    transport: { fetch: route.fetch, reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1, maxRetries: 50 } },
+    setup: (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } })),
+    close: false
+  })
+  for (let i = 0; i < 4; i++) {
+    const sum = await client.callTool({ name: 'add', arguments: { a: i, b: 1 } })
+    t.same(sum.content, [{ type: 'text', text: String(i + 1) }])
+  }
+  t.ok(route.hits.includes(a.url) && route.hits.includes(b.url), 'both instances served the session')
+  const greeted = await client.callTool({ name: 'who', arguments: {} })
+  t.same(greeted.content, [{ type: 'text', text: 'hello Ada' }], 'asked on one instance, answered by a POST that may reach the other')
+  const progress: number[] = []
+  const slow = await client.callTool({ name: 'slow', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress), resetTimeoutOnProgress: true })
+  t.same(slow.content, [{ type: 'text', text: 'slow done' }], 'the stream closed on one instance was resumed (Last-Event-ID) wherever the GET went')
+  t.same(progress, [1])
+
+  const sessionId = transport.sessionId!
+  await transport.terminateSession()
+  await client.close()
+  for (const url of [a.url, b.url]) {
+    const gone = await (await legacyPost(url, sessionId, '2025-11-25', { jsonrpc: '2.0', id: 9, method: 'tools/list' })).json()
+    t.equal(gone.error.code, -32001, `deleted on one: not found on ${url === a.url ? 'A' : 'B'}`)
+  }
+})
+
+t.test('a GET stream on one instance gets the session\'s notifications from the other; DELETE elsewhere ends it', async (t) => {
+  const redis = await startRedis(t)
+  const a = await instance(t, redis)
+  const b = await instance(t, redis)
+  const session = await sessionOn(a.url)
+  const stream = await getStream(b.url, session)
+  await stream.next() // the priming event
+  await sleep(100) // B's bus subscriber is ready
+  await a.app.mcp.listChanged('tools')
+  t.same(await stream.message(2000), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 'published on A, written by B')
+  const deleted = await fetch(a.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } })
+  t.equal(deleted.status, 204)
+  t.same(await stream.rest(2000), [], 'B ended the session\'s GET stream')
+})
+
+t.test('2026-07-28: a question asked on A is answered on B; listChanged on A reaches a listen on B; a task made on A is read on B', async (t) => {
+  const redis = await startRedis(t)
+  const a = await instance(t, redis)
+  const b = await instance(t, redis)
+  const route = alternating([a.url, b.url])
+  const { client } = await modernClient(t, new URL(a.url), { name: 'fleet', version: '1' }, {
+    options: { capabilities: { elicitation: {} } },
+    transport: { fetch: route.fetch },
+    setup: (c) => c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }))
+  })
+  const greeted = await client.callTool({ name: 'who', arguments: {} })
+  t.same(greeted.content, [{ type: 'text', text: 'hello Grace' }])
+
+  const listen = await streamPost(b.url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, {}, 'l')
+  await listen.message()
+  await sleep(100)
+  await a.app.mcp.listChanged('tools')
+  t.match(await listen.message(2000), { method: 'notifications/tools/list_changed' })
+  listen.close()
+
+  const caps = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+  const created = (await (await streamPost(a.url, 'tools/call', { name: 'job', arguments: {}, _meta: caps })).json()).result
+  t.equal(created.resultType, 'task')
+  let task: any
+  for (let i = 0; i < 50; i++) {
+    task = (await (await streamPost(b.url, 'tasks/get', { taskId: created.taskId, _meta: caps }, { 'mcp-name': created.taskId })).json()).result
+    if (task.status === 'completed') break
+    await sleep(20)
+  }
+  t.same(task.result.content, [{ type: 'text', text: 'job done' }], 'run on A, read on B')
+})
+
+t.test('Redis killed: a session request is a clear 503 within seconds, a stateless call still works, nothing crashes; persisted data survives the restart', async (t) => {
+  const redis = await startRedis(t, { persist: true })
+  const a = await instance(t, redis, { redis: { url: redis.url, timeout: 500 } })
+  const session = await sessionOn(a.url)
+  t.same((await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } })).json()).result.content, [{ type: 'text', text: '2' }])
+  await redis.kill()
+  await sleep(100)
+  const started = Date.now()
+  const down = await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } })
+  const body = await down.json()
+  t.ok(Date.now() - started < 3000, `answered in ${Date.now() - started} ms`)
+  t.equal(down.status, 503)
+  t.equal(body.error.code, -32603)
+  t.match(body.error.message, /^Service Unavailable: the session store cannot be reached \(.+\); try again later$/)
+  const fresh = await fetch(a.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) })
+  t.equal(fresh.status, 503, 'no new session either')
+  const stateless = await (await streamPost(a.url, 'tools/call', { name: 'add', arguments: { a: 2, b: 2 } })).json()
+  t.same(stateless.result.content, [{ type: 'text', text: '4' }], 'a 2026-07-28 call needs no shared state')
+
+  await redis.restart()
+  let back: any
+  for (let i = 0; i < 100; i++) {
+    back = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'add', arguments: { a: 3, b: 3 } } })).json()
+    if (back.result !== undefined) break
+    await sleep(50)
+  }
+  t.same(back.result.content, [{ type: 'text', text: '6' }], 'the session, acknowledged before the crash, is still there (append-only file, fsync always)')
+})
+
+t.test('idle sessions expire in Redis; two servers with their own prefixes share one Redis and nothing else', async (t) => {
+  const redis = await startRedis(t)
+  const a = await instance(t, redis, { sessions: { idleTimeout: 200 } })
+  const other = await instance(t, redis, { redis: { url: redis.url, prefix: 'billing:' } })
+  const session = await sessionOn(a.url)
+  const elsewhere = await (await legacyPost(other.url, session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' })).json()
+  t.equal(elsewhere.error.code, -32001, 'another prefix: another server\'s sessions')
+  t.match(redis.cli('KEYS', 'sake:session:*'), session, 'the default prefix')
+  await sleep(300)
+  const expired = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/list' })).json()
+  t.equal(expired.error.code, -32001, 'idle past sessions.idleTimeout: gone')
+})
+
+t.test('@fastify/redis: the service\'s own client serves the stores; closing the app leaves it to its plugin; a URL connection closes with the app', async (t) => {
+  const redis = await startRedis(t)
+  const { default: fastifyRedis } = await import('@fastify/redis')
+  const Fastify = (await import('fastify')).default
+  const { sake } = await import('../../lib/index.js')
+  const app = Fastify()
+  await app.register(fastifyRedis, { url: redis.url })
+  await app.register(sake, { name: 'shared', version: '1', redis: app.redis as any, tools })
+  const url = await listen(t, app, { teardown: false })
+  const session = await sessionOn(url)
+  t.equal(redis.cli('EXISTS', `sake:session:${session}`), '1', 'the session is in the service\'s Redis')
+  const clients = (): number => redis.cli('CLIENT', 'LIST').split('\n').filter((line) => line.includes('cmd=')).length
+  t.equal(clients(), 3, 'the service\'s client, the bus subscriber, and redis-cli')
+  await app.close()
+  await sleep(50)
+  t.equal(clients(), 1, 'all closed: the subscriber by us, the client by @fastify/redis')
+
+  const own = await instance(t, redis)
+  await sessionOn(own.url)
+  await own.app.close()
+  await sleep(50)
+  t.equal(clients(), 1, 'a connection made from a URL is closed with the app')
+})
+
+t.test('a task running on A, cancelled through B: A stops its handler', async (t) => {
+  const redis = await startRedis(t)
+  let stopped: unknown
+  const hangs = { name: 'hangs', task: 'optional', execute: async (_args: unknown, ctx: any) => await new Promise((resolve) => ctx.signal.addEventListener('abort', () => { stopped = ctx.signal.reason; resolve('stopped') })) }
+  const a = await instance(t, redis, { tools: [...tools, hangs] })
+  const b = await instance(t, redis, { tools: [...tools, hangs] })
+  const caps = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+  const created = (await (await streamPost(a.url, 'tools/call', { name: 'hangs', arguments: {}, _meta: caps })).json()).result
+  await sleep(100) // A's bus subscriber is ready
+  const ack = (await (await streamPost(b.url, 'tasks/cancel', { taskId: created.taskId, _meta: caps }, { 'mcp-name': created.taskId })).json()).result
+  t.equal(ack.resultType, 'complete')
+  for (let i = 0; i < 50; i++) {
+    if (stopped !== undefined) break
+    await sleep(20)
+  }
+  t.match(String(stopped), /cancelled by the client/, 'the bus told A, which aborted ctx.signal')
+  const task = (await (await streamPost(a.url, 'tasks/get', { taskId: created.taskId, _meta: caps }, { 'mcp-name': created.taskId })).json()).result
+  t.equal(task.status, 'cancelled', 'and it stays cancelled')
+})
+
+t.test('the cost of Redis on the hot path: one round trip (GETEX) per 2025 session request', async (t) => {
+  const redis = await startRedis(t)
+  const a = await instance(t, redis)
+  const session = await sessionOn(a.url)
+  const stats = (): Record<string, number> => Object.fromEntries(redis.cli('INFO', 'commandstats').split('\n')
+    .map((line) => /^cmdstat_([a-z|]+):calls=(\d+)/.exec(line.trim())).filter((m) => m !== null).map((m) => [m[1], Number(m[2])]))
+  const before = stats()
+  for (let i = 0; i < 10; i++) {
+    const answer = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 } } })).json()
+    t.same(answer.result.content, [{ type: 'text', text: String(i + 1) }])
+  }
+  const after = stats()
+  const used = Object.fromEntries(Object.entries(after).map(([name, calls]) => [name, calls - (before[name] ?? 0)]).filter(([name, calls]) => calls !== 0 && name !== 'info'))
+  t.same(used, { getex: 10 }, 'ten requests, ten commands: the session read (which renews its expiry), nothing else')
+})

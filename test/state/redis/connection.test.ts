@@ -1,0 +1,83 @@
+// The Redis connection against a real redis-server: commands bounded in time, scripts reloaded
+// after a flush, a Redis that dies and comes back, and who closes what.
+import t from 'tap'
+import { Redis } from 'ioredis'
+import { StoreUnavailableError } from '../../../lib/errors.js'
+import { RedisConnection, connect } from '../../../lib/state/redis/connection.js'
+import { startRedis } from '../../helpers/redis.js'
+import { sleep } from '../../helpers/app.js'
+
+function logger (): { log: any, lines: Array<[string, string]> } {
+  const lines: Array<[string, string]> = []
+  const log = { warn: (_o: unknown, m?: string) => lines.push(['warn', m ?? '']), info: (m: unknown) => lines.push(['info', String(m)]), error: () => {}, debug: () => {}, child: () => log }
+  return { log, lines }
+}
+
+t.test('commands and scripts; NOSCRIPT reloads; a URL connection is closed with it', async (t) => {
+  const redis = await startRedis(t)
+  const { log } = logger()
+  const conn = await connect({ url: redis.url, prefix: 'p:', timeout: 1000 }, log)
+  t.equal(conn.prefix, 'p:')
+  t.equal(await conn.command('test', 'SET', 'p:a', '1'), 'OK')
+  t.equal(await conn.command('test', 'GET', 'p:a'), '1')
+  const lua = "return redis.call('INCR', KEYS[1])"
+  t.equal(await conn.script('test', lua, ['p:n'], []), 1)
+  t.equal(await conn.script('test', lua, ['p:n'], []), 2, 'EVALSHA the second time')
+  redis.cli('SCRIPT', 'FLUSH')
+  t.equal(await conn.script('test', lua, ['p:n'], []), 3, 'reloaded after NOSCRIPT')
+  await t.rejects(conn.command('test', 'INCR', 'p:a', 'extra'), StoreUnavailableError, 'a Redis error is the store\'s failure')
+  const failing = conn.script('test', 'return redis.call("NOPE")', [], [])
+  await t.rejects(failing, /the test store cannot be reached \(Redis: /)
+  await t.rejects(conn.script('test', 'return redis.call("NOPE")', [], []), /Unknown Redis command/, 'loaded now: EVALSHA itself fails, and that is the answer')
+  await conn.close()
+  t.equal(redis.cli('CLIENT', 'LIST').split('\n').filter((line) => line.includes('cmd=')).length, 1, 'only redis-cli itself is left connected')
+})
+
+t.test('a slow Redis: the command fails within the timeout, naming the store', async (t) => {
+  const redis = await startRedis(t)
+  const { log } = logger()
+  const conn = await connect({ url: redis.url, prefix: '', timeout: 100 }, log)
+  t.teardown(() => conn.close())
+  const started = Date.now()
+  const slow = conn.command('session', 'BLPOP', 'nothing', '0.5') // blocks half a second
+  await t.rejects(slow, { name: 'StoreUnavailableError', store: 'session', status: 503, code: -32603, message: /Service Unavailable: the session store cannot be reached \(Redis did not answer within 100 ms\)/ })
+  t.ok(Date.now() - started < 450, 'not waiting for Redis')
+  await redis.kill() // the command given up on fails later: nobody hears it, nothing crashes
+  await sleep(200)
+})
+
+t.test('Redis killed: commands fail at once; it comes back: commands work again, logged once each way', async (t) => {
+  const redis = await startRedis(t)
+  const { log, lines } = logger()
+  const conn = await connect({ url: redis.url, prefix: '', timeout: 1000 }, log)
+  t.teardown(() => conn.close())
+  await conn.command('task', 'SET', 'k', 'v')
+  await redis.kill()
+  await sleep(100)
+  const started = Date.now()
+  await t.rejects(conn.command('task', 'GET', 'k'), StoreUnavailableError)
+  t.ok(Date.now() - started < 500, 'no offline queue: it fails now, not at the timeout')
+  await sleep(300)
+  await redis.restart()
+  let back = false
+  for (let i = 0; i < 100 && !back; i++) {
+    back = await conn.command('task', 'PING').then(() => true, () => false)
+    if (!back) await sleep(50)
+  }
+  t.ok(back, 'reconnected by itself')
+  t.same(lines.filter(([level]) => level === 'warn').length, 1, 'the loss logged once, not at every retry')
+  t.match(lines.find(([level]) => level === 'warn')![1], /the Redis connection failed; requests that need shared state get 503/)
+  t.ok(lines.some(([level, msg]) => level === 'info' && msg === 'fastify-sake: the Redis connection is back'))
+})
+
+t.test('a user\'s client is used as it is and never closed by us; its subscriber duplicate is', async (t) => {
+  const redis = await startRedis(t)
+  const client = new Redis(redis.url)
+  t.teardown(() => client.quit())
+  const conn = new RedisConnection(client as any, { prefix: 'u:', timeout: 1000 }, false)
+  const subscriber = conn.subscriber(logger().log)
+  await subscriber.subscribe('u:chan')
+  await conn.close()
+  t.equal(await client.ping(), 'PONG', 'the user\'s client is still open')
+  t.equal(client.status, 'ready')
+})

@@ -1,0 +1,44 @@
+// 2025 sessions in a real Redis: stored as JSON under the prefix, renewed by every read, gone
+// after idleTimeout untouched, deleted for every instance at once.
+import t from 'tap'
+import { connect } from '../../../lib/state/redis/connection.js'
+import { RedisSessionStore } from '../../../lib/state/redis/session-store.js'
+import { startRedis } from '../../helpers/redis.js'
+import { sleep } from '../../helpers/app.js'
+import type { Session } from '../../../lib/state/session-store.js'
+
+const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+const session = (id: string): Session => ({ id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: { elicitation: {} } }, initialized: true, subscriptions: ['a://b'] })
+
+t.test('set, get, delete; two instances see the same sessions; keys under the prefix', async (t) => {
+  const redis = await startRedis(t)
+  const a = await connect({ url: redis.url, prefix: 'one:', timeout: 1000 }, quiet)
+  const b = await connect({ url: redis.url, prefix: 'one:', timeout: 1000 }, quiet)
+  const other = await connect({ url: redis.url, prefix: 'two:', timeout: 1000 }, quiet)
+  t.teardown(async () => { await a.close(); await b.close(); await other.close() })
+  const onA = new RedisSessionStore(a, 60_000)
+  const onB = new RedisSessionStore(b, 60_000)
+  await onA.set(session('s1'))
+  t.same(await onB.get('s1'), session('s1'), 'written on A, read on B')
+  t.equal(redis.cli('EXISTS', 'one:session:s1'), '1', 'under the prefix')
+  t.equal(await new RedisSessionStore(other, 60_000).get('s1'), undefined, 'another prefix is another server')
+  await onB.delete('s1')
+  t.equal(await onA.get('s1'), undefined, 'deleted on B: gone on A')
+  t.equal(await onA.get('never'), undefined)
+})
+
+t.test('idle sessions expire; a read renews the expiry', async (t) => {
+  const redis = await startRedis(t)
+  const conn = await connect({ url: redis.url, prefix: '', timeout: 1000 }, quiet)
+  t.teardown(() => conn.close())
+  const store = new RedisSessionStore(conn, 300)
+  await store.set(session('kept'))
+  await store.set(session('idle'))
+  for (let i = 0; i < 4; i++) {
+    await sleep(120)
+    t.ok(await store.get('kept'), `still there after ${(i + 1) * 120} ms of use`)
+  }
+  t.equal(await store.get('idle'), undefined, 'untouched for longer than idleTimeout: gone')
+  const ttl = Number(redis.cli('PTTL', 'session:kept'))
+  t.ok(ttl > 0 && ttl <= 300, `an expiry is always set (${ttl} ms)`)
+})

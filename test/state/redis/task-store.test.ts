@@ -1,0 +1,107 @@
+// Tasks in a real Redis: the store contract (as the memory store's test checks it), numbers kept
+// exactly, fields deleted by a patch, expiry live and terminal, owners' pages.
+import t from 'tap'
+import { connect } from '../../../lib/state/redis/connection.js'
+import { RedisTaskStore } from '../../../lib/state/redis/task-store.js'
+import { TASK_STORE_METHODS, type TaskRecord, type TaskStatus } from '../../../lib/state/task-store.js'
+import { startRedis } from '../../helpers/redis.js'
+import { sleep } from '../../helpers/app.js'
+
+const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+
+function record (taskId: string, options: { owner?: string, status?: TaskStatus, createdAt?: number, ttl?: number } = {}): TaskRecord {
+  const createdAt = options.createdAt ?? Date.now()
+  return { taskId, version: 0, owner: options.owner ?? 'sub:alice', protocolVersion: '2025-11-25', status: options.status ?? 'working', createdAt, lastUpdatedAt: createdAt, ttl: options.ttl ?? 60_000, pollInterval: 1000 }
+}
+
+async function store (t: any, options: { grace?: number, maxTtl?: number } = {}): Promise<{ store: RedisTaskStore, redis: Awaited<ReturnType<typeof startRedis>> }> {
+  const redis = await startRedis(t)
+  const conn = await connect({ url: redis.url, prefix: 't:', timeout: 1000 }, quiet)
+  t.teardown(() => conn.close())
+  return { store: new RedisTaskStore(conn, { maxTtl: options.maxTtl ?? 3_600_000, grace: options.grace }), redis }
+}
+
+t.test('the contract: create (once), get, compare-and-set on the version, delete', async (t) => {
+  const { store: tasks, redis } = await store(t)
+  for (const method of TASK_STORE_METHODS) t.type((tasks as any)[method], 'function', method)
+  const a = record('a')
+  t.equal(await tasks.create(a), true)
+  t.equal(await tasks.create(a), false, 'an id is created once')
+  t.same(await tasks.get('a'), a)
+  t.equal(await tasks.get('nope'), undefined)
+  t.equal(await tasks.transition('a', 1, { status: 'completed' }), false, 'a stale version changes nothing')
+  t.equal(await tasks.transition('a', 0, { status: 'input_required', inputRequests: { k: { method: 'roots/list', params: {} } } }), true)
+  t.equal(await tasks.transition('a', 0, { status: 'working' }), false, 'the loser of a race')
+  const exact = { content: [{ type: 'text', text: 'x' }], structuredContent: { sum: 0.1 + 0.2, big: 2 ** 53 - 1, tiny: 5e-324 } }
+  t.equal(await tasks.transition('a', 1, { status: 'completed', inputRequests: undefined, result: exact, lastUpdatedAt: a.createdAt + 5 }), true)
+  const done = (await tasks.get('a'))!
+  t.equal(done.version, 2)
+  t.equal(done.status, 'completed')
+  t.notOk('inputRequests' in done, 'an undefined field in a patch deletes it')
+  t.same(done.result, exact, 'numbers kept exactly (never re-encoded by Lua)')
+  t.equal((done.result as any).structuredContent.sum, 0.30000000000000004)
+  t.equal(done.owner, 'sub:alice')
+  t.equal(await tasks.transition('nope', 0, { status: 'failed' }), false)
+  await tasks.delete('a')
+  t.equal(await tasks.get('a'), undefined)
+  t.equal(redis.cli('ZCARD', 't:owner:sub:alice'), '0', 'gone from its owner\'s index too')
+  await tasks.delete('a')
+})
+
+t.test('list: one owner\'s tasks in creation order, paged; an unknown cursor', async (t) => {
+  const { store: tasks } = await store(t)
+  const now = Date.now()
+  let i = 0
+  for (const id of ['a1', 'b1', 'a2', 'a3', 'b2']) await tasks.create(record(id, { owner: id.startsWith('a') ? 'sub:alice' : 'sub:bob', createdAt: now + i++ }))
+  const first = (await tasks.list('sub:alice', undefined, 2))!
+  t.same(first.tasks.map((r) => r.taskId), ['a1', 'a2'])
+  t.equal(first.nextCursor, 'a2')
+  const second = (await tasks.list('sub:alice', first.nextCursor, 2))!
+  t.same(second.tasks.map((r) => r.taskId), ['a3'])
+  t.equal(second.nextCursor, undefined)
+  t.same((await tasks.list('sub:bob', undefined, 2))!.tasks.map((r) => r.taskId), ['b1', 'b2'])
+  t.same(await tasks.list('sub:carol', undefined, 5), { tasks: [] })
+  t.equal(await tasks.list('sub:alice', 'b1', 2), undefined, 'another owner\'s id is no cursor here')
+  await tasks.delete('a2')
+  t.same((await tasks.list('sub:alice', undefined, 5))!.tasks.map((r) => r.taskId), ['a1', 'a3'])
+})
+
+t.test('expiry: a terminal record at its ttl (or keepUntil), a live one a grace after it', async (t) => {
+  const { store: tasks, redis } = await store(t, { grace: 300 })
+  const now = Date.now()
+  await tasks.create(record('live', { createdAt: now, ttl: 200 }))
+  await tasks.create(record('done', { createdAt: now, ttl: 200 }))
+  await tasks.create(record('kept', { createdAt: now, ttl: 200 }))
+  await tasks.transition('done', 0, { status: 'completed', result: {} })
+  await tasks.transition('kept', 0, { status: 'failed', keepUntil: now + 450 })
+  const pttl = Number(redis.cli('PTTL', 't:task:done'))
+  t.ok(pttl > 0 && pttl <= 200, `a terminal record expires at its ttl (${pttl} ms left)`)
+  await sleep(260)
+  t.equal(await tasks.get('done'), undefined, 'terminal, past its ttl')
+  t.ok(await tasks.get('live'), 'live: kept past its ttl, for the lifecycle to fail it')
+  t.ok(await tasks.get('kept'), 'keepUntil keeps a failed one longer')
+  await sleep(300)
+  t.equal(await tasks.get('live'), undefined, 'past the grace too: dropped (its instance died)')
+  t.equal(await tasks.get('kept'), undefined)
+})
+
+t.test('get: a terminal record past its end is never returned, whatever Redis\'s clock says', async (t) => {
+  const { store: tasks, redis } = await store(t)
+  await tasks.create(record('old', { createdAt: Date.now() - 10_000, ttl: 60_000 }))
+  await tasks.transition('old', 0, { status: 'completed', keepUntil: Date.now() - 1 })
+  redis.cli('PERSIST', 't:task:old') // as if Redis had not expired it yet
+  t.equal(await tasks.get('old'), undefined)
+  await tasks.create(record('done', { createdAt: Date.now() - 10_000, ttl: 5000 }))
+  await tasks.transition('done', 0, { status: 'completed' })
+  redis.cli('PERSIST', 't:task:done')
+  t.equal(await tasks.get('done'), undefined, 'without keepUntil: at createdAt + ttl')
+})
+
+t.test('an owner\'s index drops ids older than any record can live', async (t) => {
+  const { store: tasks, redis } = await store(t, { maxTtl: 1000, grace: 100 })
+  await tasks.create(record('ancient', { owner: 'sub:x', createdAt: Date.now() - 5000, ttl: 1000 }))
+  await tasks.create(record('fresh', { owner: 'sub:x', ttl: 1000 }))
+  t.same(redis.cli('ZRANGE', 't:owner:sub:x', '0', '-1').split('\n'), ['fresh'])
+  const pttl = Number(redis.cli('PTTL', 't:owner:sub:x'))
+  t.ok(pttl > 0 && pttl <= 1100, 'the index expires too')
+})
