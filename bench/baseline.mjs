@@ -72,6 +72,7 @@ export function baselineRoutes (app, scenario, fixture, { preserialized }) {
   switch (scenario) {
     case 'call':
     case 'call100':
+    case 'fleet':
       app.post(PATH, callRoute)
       break
     case 'list100':
