@@ -113,8 +113,8 @@ export class Client {
   #description: ServerDescription | undefined
   #connecting: Promise<void> | undefined
   #sessionLevel: LogLevel | undefined
-  /** Each listed tool's mirrored arguments, from the last `tools/list`; kept whatever the cache says. */
-  readonly #tools = new Map<string, readonly HeaderParam[]>()
+  /** Each listed tool's mirrored arguments and task support, from the last `tools/list`; kept whatever the cache says. */
+  readonly #tools = new Map<string, { params: readonly HeaderParam[], taskSupport: unknown }>()
   #listed = false
   readonly #cache = new Map<string, Cached>()
   #nextId = 1
@@ -155,7 +155,7 @@ export class Client {
     for (const tool of tools) {
       const params = headerParamsOf(tool)
       if (params === undefined) continue
-      this.#tools.set(tool.name, params)
+      this.#tools.set(tool.name, { params, taskSupport: tool.execution?.taskSupport })
       valid.push(tool)
     }
     return valid
@@ -172,11 +172,13 @@ export class Client {
     if (!this.#listed) await this.listTools({ ...(options.signal === undefined ? {} : { signal: options.signal }) })
     const params: Record<string, unknown> = { name, arguments: args }
     const task = options.task === undefined || options.task === false ? undefined : options.task === true ? {} : options.task
-    if (task !== undefined && this.#era === 'legacy') params.task = task.ttl === undefined ? {} : { ttl: task.ttl }
+    // a 2025 server refuses params.task on a tool without task support (-32601): asked only of those that have it
+    const support = this.#tools.get(name)?.taskSupport
+    if (task !== undefined && this.#era === 'legacy' && (support === 'optional' || support === 'required')) params.task = task.ttl === undefined ? {} : { ttl: task.ttl }
     let retried = false
     for (;;) {
       try {
-        const result = await this.#rounds('tools/call', params, options, paramHeaders(this.#tools.get(name) ?? [], args), task !== undefined) as Message
+        const result = await this.#rounds('tools/call', params, options, paramHeaders(this.#tools.get(name)?.params ?? [], args), task !== undefined) as Message
         if (task === undefined) return result as CallToolResult<S>
         return await this.#awaitTask(result, options) as CallToolResult<S>
       } catch (err) {
@@ -447,9 +449,10 @@ export class Client {
       const res = await this.#fetch(await this.#url(), { method: 'POST', headers, body: JSON.stringify(body), signal })
       return await this.#read(res, id, method, exchange)
     } catch (err) {
-      // a 2025 call ends on the server when told so (2026-07-28: the closed stream is the cancellation)
-      if (signal.aborted && this.#era === 'legacy' && this.#session !== undefined && method !== 'initialize') {
-        await this.#notify('notifications/cancelled', { requestId: id, reason: String(signal.reason) }).catch(() => {})
+      // a 2025 call ends on the server when told so (2026-07-28: the closed stream is the cancellation);
+      // a question the client refused to answer leaves its call waiting there too
+      if ((signal.aborted || err instanceof UnansweredInputError) && this.#era === 'legacy' && this.#session !== undefined && method !== 'initialize') {
+        await this.#notify('notifications/cancelled', { requestId: id, reason: signal.aborted ? String(signal.reason) : (err as Error).message }).catch(() => {})
       }
       throw signal.aborted ? signal.reason : err
     }
