@@ -80,8 +80,8 @@ interface Exchange {
 }
 interface Cached { value: unknown, expires: number, scope: unknown, token: string | undefined }
 
-function rpcErrorOf (error: unknown, status: number | undefined): RpcError {
-  const { code, message, data } = isObject(error) ? error : {}
+function rpcErrorOf (error: Record<string, unknown>, status: number | undefined): RpcError {
+  const { code, message, data } = error
   return new RpcError(typeof code === 'number' ? code : -32603, typeof message === 'string' ? message : 'the server sent an error without a message', data, status)
 }
 
@@ -169,7 +169,7 @@ export class Client {
   async callTool<S = unknown> (name: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}): Promise<CallToolResult<S>> {
     checkCallOptions(options)
     await this.#ready()
-    if (!this.#listed) await this.listTools({ ...(options.signal === undefined ? {} : { signal: options.signal }) })
+    if (!this.#listed) await this.listTools({ signal: options.signal } as ListOptions)
     const params: Record<string, unknown> = { name, arguments: args }
     const task = options.task === undefined || options.task === false ? undefined : options.task === true ? {} : options.task
     // a 2025 server refuses params.task on a tool without task support (-32601): asked only of those that have it
@@ -256,7 +256,7 @@ export class Client {
     headers['mcp-session-id'] = session
     delete headers['content-type']
     const res = await this.#fetch(await this.#url(), { method: 'DELETE', headers, signal: AbortSignal.timeout(this.#options.timeout) })
-    await res.body?.cancel()
+    await res.arrayBuffer() // 204 from fastify-sake; whatever another server says, the session is ours no more
   }
 
   // -- the era ----------------------------------------------------------------------------------
@@ -419,7 +419,7 @@ export class Client {
   }
 
   /** One request and its answer; a 2025 session that is gone (404) is opened again, once. */
-  async #request (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string> = {}, tasks = false): Promise<unknown> {
+  async #request (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string> = {}, tasks = false): Promise<Message> {
     if (this.#era === 'legacy' && method !== 'initialize' && method !== 'logging/setLevel') {
       const level = this.#logLevel(call)
       if (level !== undefined) await this.#setLevel(level, call)
@@ -438,7 +438,7 @@ export class Client {
     }
   }
 
-  async #send (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string>, tasks: boolean): Promise<unknown> {
+  async #send (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string>, tasks: boolean): Promise<Message> {
     const id = this.#nextId++
     const progressToken = call.onProgress === undefined ? undefined : `fastify-sake-client-${this.#nextToken++}`
     const body = { jsonrpc: '2.0', id, method, params: this.#envelope(params, call, progressToken, tasks) }
@@ -483,7 +483,7 @@ export class Client {
   }
 
   /** The answer to request `id`: one JSON body, or the response at the end of an event stream. */
-  async #read (res: Response, id: number, method: string, exchange: Exchange): Promise<unknown> {
+  async #read (res: Response, id: number, method: string, exchange: Exchange): Promise<Message> {
     if (res.status === 401 || res.status === 403) throw this.#challenge(res, await res.text())
     if (method === 'initialize') this.#session = res.headers.get('mcp-session-id') ?? undefined
     const type = res.headers.get('content-type') ?? ''
@@ -491,12 +491,12 @@ export class Client {
     const text = await res.text()
     const answer = parse(text)
     if (isObject(answer) && isObject(answer.error)) throw rpcErrorOf(answer.error, res.status)
-    if (res.ok && isObject(answer) && answer.id === id && 'result' in answer) return answer.result
+    if (res.ok && isObject(answer) && answer.id === id && isObject(answer.result)) return answer.result
     const what = res.ok ? 'no JSON-RPC response to the request' : 'no JSON-RPC error'
     throw new HttpError(res.status, `${method}: the server answered HTTP ${res.status}${type === '' ? '' : ` (${type})`} with ${what}`, text)
   }
 
-  async #readStream (body: ReadableStream<Uint8Array>, id: number, method: string, exchange: Exchange): Promise<unknown> {
+  async #readStream (body: ReadableStream<Uint8Array>, id: number, method: string, exchange: Exchange): Promise<Message> {
     let lastEventId: string | undefined
     let stream = body
     for (let resumes = 0; ; resumes++) {
@@ -509,7 +509,7 @@ export class Client {
           else this.#notification(message, exchange)
         } else if (message.id === id) {
           if (isObject(message.error)) throw rpcErrorOf(message.error, undefined)
-          return message.result
+          if (isObject(message.result)) return message.result
         }
       }
       // a 2025-11-25 stream may close before its answer (the server's polling): resume it where it stopped
@@ -564,18 +564,18 @@ export class Client {
   }
 
   /** A request that may answer `input_required` (2026-07-28): answered from `onInput` and retried, round after round. */
-  async #rounds (method: string, params: Record<string, unknown>, call: CallOptions, headers: Record<string, string>, tasks: boolean, onRound?: () => void): Promise<unknown> {
+  async #rounds (method: string, params: Record<string, unknown>, call: CallOptions, headers: Record<string, string>, tasks: boolean, onRound?: () => void): Promise<Message> {
+    const { maxRounds } = this.#options
     let retry: Record<string, unknown> = {}
-    for (let round = 1; ; round++) {
+    for (let round = 1; round <= maxRounds; round++) {
       const result = await this.#request(method, { ...params, ...retry }, call, headers, tasks)
-      if (!isObject(result) || result.resultType !== 'input_required') return result
-      if (round >= this.#options.maxRounds) {
-        throw new UnansweredInputError('', method, `${method}: the server still asks for input after ${round} rounds (maxRounds ${this.#options.maxRounds})`)
-      }
+      if (result.resultType !== 'input_required') return result
+      if (round === maxRounds) break
       onRound?.()
       retry = { inputResponses: await this.#answers(result.inputRequests, call) }
       if (result.requestState !== undefined) retry.requestState = result.requestState
     }
+    throw new UnansweredInputError('', method, `${method}: the server still asks for input after ${maxRounds} rounds (maxRounds ${maxRounds})`)
   }
 
   async #answers (requests: unknown, call: CallOptions, skip: ReadonlySet<string> = new Set()): Promise<Record<string, InputAnswer>> {
@@ -603,7 +603,7 @@ export class Client {
     for (;;) {
       const status = task.status
       if (status === 'completed') return task.result
-      if (status === 'failed') throw rpcErrorOf(task.error ?? { code: -32603, message: task.statusMessage ?? `task ${taskId} failed` }, undefined)
+      if (status === 'failed') throw rpcErrorOf(isObject(task.error) ? task.error : { code: -32603, message: `task ${taskId} failed: ${String(task.statusMessage)}` }, undefined)
       if (status === 'cancelled') throw new RpcError(-32603, `task ${taskId} was cancelled`, { taskId, status })
       if (status === 'input_required') {
         const answers = await this.#answers(task.inputRequests, call, answered)
@@ -613,7 +613,7 @@ export class Client {
         }
       }
       try {
-        await sleep(Math.min(Math.max(Number(task.pollIntervalMs ?? 1000) || 1000, 10), 60_000), signal)
+        await sleep(Math.min(Math.max(Number(task.pollIntervalMs) || 1000, 10), 60_000), signal)
       } catch (err) {
         await this.#request('tasks/cancel', { taskId }, {}, {}, true).catch(() => {})
         throw err
@@ -629,14 +629,14 @@ export class Client {
    * arrived; a `private` one only for the token it was fetched with. `keep` says whether this
    * value may be kept at all (a multi round-trip result may not).
    */
-  async #cached (key: string, options: ListOptions, load: () => Promise<unknown>, keep: () => boolean = () => true): Promise<unknown> {
+  async #cached (key: string, options: ListOptions, load: () => Promise<Message>, keep: () => boolean = () => true): Promise<unknown> {
     const token = await this.#token()
     const hit = this.#cache.get(key)
     if (options.fresh !== true && hit !== undefined && hit.expires > Date.now() && (hit.scope !== 'private' || hit.token === token)) return hit.value
     const value = await load()
-    const ttl = isObject(value) ? value.ttlMs : undefined
+    const ttl = value.ttlMs
     if (typeof ttl === 'number' && ttl > 0 && keep()) {
-      this.#cache.set(key, { value, expires: Date.now() + ttl, scope: (value as Message).cacheScope, token })
+      this.#cache.set(key, { value, expires: Date.now() + ttl, scope: value.cacheScope, token })
     } else {
       this.#cache.delete(key)
     }
@@ -663,7 +663,7 @@ export class Client {
         // a server that hands back a cursor it gave before would page forever
         if (cursor !== undefined && seen.has(cursor)) throw new HttpError(200, `${method}: the server returned the cursor ${JSON.stringify(cursor)} twice`, JSON.stringify(page))
       } while (cursor !== undefined && cursor !== null)
-      return { items, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope }
+      return { items, ttlMs, cacheScope }
     }) as { items: unknown[] }
     return [...list.items]
   }

@@ -78,7 +78,12 @@ async function fixture (): Promise<FastifyInstance & { seen: Array<Record<string
         return go.action === 'accept' && go.content.yes ? 'went on' : toolError('stopped')
       }
     },
-    { name: 'broken', task: 'optional', execute: () => { throw new Error('boom') } }
+    { name: 'broken', task: 'optional', execute: () => { throw new Error('boom') } },
+    {
+      name: 'waiting',
+      task: 'optional',
+      execute: async (_args, ctx) => await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')))
+    }
   ])
   app.registerResource([
     { uri: 'memo://a', name: 'a', ttl: 60_000, read: () => 'A' },
@@ -129,7 +134,7 @@ for (const era of ERAS) {
       t.ok('tools' in description.capabilities)
 
       const tools = await client.listTools()
-      t.same(tools.map((tool) => tool.name), ['add', 'broken', 'chatty', 'job', 'label', 'polling', 'roots', 'sample', 'slow', 'two_questions'], 'five pages of two, all read')
+      t.same(tools.map((tool) => tool.name), ['add', 'broken', 'chatty', 'job', 'label', 'polling', 'roots', 'sample', 'slow', 'two_questions', 'waiting'], 'six pages of two, all read')
       t.same((await client.callTool('add', { a: 1, b: 2.555, precision: 2 })).structuredContent, { sum: 3.56 })
       t.same((await client.callTool('label', { text: 'Grüße ', loud: true })).content, [{ type: 'text', text: 'GRÜSSE ' }])
       const headers = app.seen.at(-1)!
@@ -218,6 +223,12 @@ for (const era of ERAS) {
     if (era === 'modern') await t.rejects(client.callTool('broken', {}, { task: true }), { name: 'RpcError' })
     else t.equal((await client.callTool('broken', {}, { task: true })).isError, true)
     t.same((await client.callTool('add', { a: 1, b: 1 }, { task: true })).structuredContent, { sum: 2 }, 'a tool without task runs inline')
+    if (era === 'modern') {
+      const cancels = (): number => app.seen.filter((h) => h['mcp-method'] === 'tasks/cancel').length
+      const before = cancels()
+      await t.rejects(client.callTool('waiting', {}, { task: true, signal: AbortSignal.timeout(100) }), { name: 'TimeoutError' })
+      t.equal(cancels() - before, 1, 'an aborted wait cancels the task')
+    }
   })
 
   t.test(`${era}: aborting a call`, async (t) => {
@@ -259,9 +270,9 @@ t.test('the cache: a list fetched once until its ttlMs passes; fresh skips it', 
   const before = count()
   await client.listTools()
   await client.listTools()
-  t.equal(count() - before, 5, 'five pages, once')
+  t.equal(count() - before, 6, 'six pages, once')
   await client.listTools({ fresh: true })
-  t.equal(count() - before, 10)
+  t.equal(count() - before, 12)
   const reads = (uri: string): number => app.seen.filter((h) => h['mcp-name'] === uri).length
   const a = reads('memo://a')
   await client.readResource('memo://a')
@@ -276,7 +287,7 @@ t.test('the cache: a list fetched once until its ttlMs passes; fresh skips it', 
   const start = count()
   await legacy.listTools()
   await legacy.listTools()
-  t.equal(count() - start, 10, '2025 lists carry no ttlMs: never cached')
+  t.equal(count() - start, 12, '2025 lists carry no ttlMs: never cached')
 })
 
 t.test('a header mismatch: the tools are listed again, the call retried once', async (t) => {
@@ -295,7 +306,7 @@ t.test('a header mismatch: the tools are listed again, the call retried once', a
   }
   const client = createClient({ url, era: 'modern', fetch: fetcher })
   t.same((await client.callTool('add', { a: 1, b: 1, precision: 0 })).structuredContent, { sum: 2 })
-  t.equal(lists, 10, 'its five pages listed again after the -32020, then the retry passed')
+  t.equal(lists, 12, 'its six pages listed again after the -32020, then the retry passed')
 })
 
 t.test('401 and 403 carry the parsed challenge', async (t) => {
@@ -420,4 +431,81 @@ t.test('a 2025 server request the client does not serve, and ping', async (t) =>
 t.test('RpcError keeps code, message, data and status', async (t) => {
   const err = new RpcError(-32602, 'Invalid', { uri: 'x' }, 200)
   t.same([err.name, err.code, err.message, err.data, err.status], ['RpcError', -32602, 'Invalid', { uri: 'x' }, 200])
+})
+
+t.test('unusual servers: what the client makes of them', async (t) => {
+  type Handler = (body: any, init: { method: string, headers: Record<string, string> }) => Response
+  const queue: Handler[] = []
+  const fake: FetchLike = async (_url, init) => queue.shift()!(init.body === undefined ? undefined : JSON.parse(init.body), init)
+  const sse = (...events: unknown[]): Response => new Response(events.map((e) => `id: ${Math.random()}\ndata: ${JSON.stringify(e)}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })
+  const ok = (body: any, result: unknown, init?: ResponseInit): Response => Response.json({ jsonrpc: '2.0', id: body.id, result }, init)
+  const accepted = (): Response => new Response(null, { status: 202 })
+  const endpoint = 'http://127.0.0.1:9/mcp'
+
+  // a 2025 server: no capabilities in initialize, a question without a key, a response POST refused, a resume refused
+  const legacy = createClient({ url: endpoint, era: 'legacy', fetch: fake, onInput: { legacy: { action: 'accept', content: { name: 'Key-less' } } } })
+  queue.push((b) => ok(b, { protocolVersion: '2025-11-25' }, { headers: { 'mcp-session-id': 's' } }), accepted)
+  t.same((await legacy.discover()).capabilities, {}, 'no capabilities: none')
+  const answered: unknown[] = []
+  queue.push((b) => sse(
+    { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+    { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'fastify-sake-client-1', progress: 1, total: 2, message: 'half' } },
+    { jsonrpc: '2.0', id: 'q1', method: 'elicitation/create', params: { message: 'Who?' } },
+    { jsonrpc: '2.0', id: b.id, result: { content: [] } }
+  ), (b) => { answered.push(b); return accepted() })
+  const progress: unknown[] = []
+  await legacy.request('tools/call', { name: 'x' }, { onProgress: (p) => progress.push(p) })
+  t.same(progress, [{ progress: 1, total: 2, message: 'half' }])
+  t.same(answered, [{ jsonrpc: '2.0', id: 'q1', result: { action: 'accept', content: { name: 'Key-less' } } }], "a question naming no key is answered under 'legacy'")
+  queue.push(() => sse({ jsonrpc: '2.0', id: 'q2', method: 'roots/list' }), () => Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'no such question' } }, { status: 400 }))
+  await t.rejects(legacy.request('tools/call', { name: 'x' }, { onInput: { legacy: { roots: [] } } }), { name: 'RpcError', status: 400, message: 'no such question' })
+  queue.push(() => sse({ jsonrpc: '2.0', id: 'q3', method: 'ping' }), () => new Response('', { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }))
+  await t.rejects(legacy.request('tools/call', { name: 'x' }), { name: 'AuthChallengeError', status: 401, error: 'invalid_token', rpc: undefined })
+  queue.push(() => sse({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 1 } }), () => new Response('no', { status: 400 }))
+  await t.rejects(legacy.request('ping'), { name: 'HttpError', status: 400, message: /resuming the event stream after event .* was answered HTTP 400/ })
+  queue.push(() => sse({ jsonrpc: '2.0', id: 'q4', method: 'ping' }), () => new Response('', { status: 500 }))
+  await t.rejects(legacy.request('ping'), { name: 'HttpError', status: 500, message: /answered 500 to a response of the client/ })
+  t.equal(queue.length, 0)
+
+  // a 2026-07-28 server: a list cached privately, discover without its optional fields, tasks that fail and are cancelled
+  let token = 'one'
+  const modern = createClient({ url: endpoint, era: 'modern', fetch: fake, token: () => token, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } })
+  queue.push((b) => ok(b, { resultType: 'complete', prompts: [{ name: 'p' }], ttlMs: 60_000, cacheScope: 'private' }))
+  await modern.listPrompts()
+  await modern.listPrompts()
+  t.equal(queue.length, 0, 'a private list is reused for the same token')
+  token = 'two'
+  queue.push((b) => ok(b, { resultType: 'complete', prompts: [], ttlMs: 60_000, cacheScope: 'private' }))
+  t.same(await modern.listPrompts(), [], '...and fetched again for another')
+  queue.push((b) => ok(b, { resultType: 'complete', capabilities: 'odd', ttlMs: 0, cacheScope: 'public' }))
+  t.match(await modern.discover(), { instructions: undefined, supportedVersions: [], serverInfo: undefined, capabilities: {} })
+  queue.push((b) => ok(b, { resultType: 'complete', capabilities: {}, instructions: 'Be kind.', supportedVersions: ['2026-07-28', 7], ttlMs: 0, cacheScope: 'public' }))
+  t.match(await modern.discover(), { instructions: 'Be kind.', supportedVersions: ['2026-07-28'] })
+  let declared: any
+  queue.push((b) => ok(b, { resultType: 'complete', tools: [{ name: 'long', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } }], ttlMs: 0, cacheScope: 'public' }))
+  queue.push((b) => { declared = b.params._meta['io.modelcontextprotocol/clientCapabilities']; return ok(b, { resultType: 'task', taskId: 't1', status: 'working', pollIntervalMs: 'soon' }) })
+  queue.push((b) => ok(b, { resultType: 'complete', taskId: 't1', status: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: { message: '?' } }, bad: 'not a question' }, pollIntervalMs: 1 }))
+  queue.push((b) => { t.same(b.params.inputResponses, { q: { action: 'decline' } }); return ok(b, { resultType: 'complete' }) })
+  queue.push((b) => ok(b, { resultType: 'complete', taskId: 't1', status: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: { message: '?' } } }, pollIntervalMs: 1 }))
+  queue.push((b) => ok(b, { resultType: 'complete', taskId: 't1', status: 'input_required', pollIntervalMs: 1 }))
+  queue.push((b) => ok(b, { resultType: 'complete', taskId: 't1', status: 'failed', statusMessage: 'it broke' }))
+  await t.rejects(modern.callTool('long', {}, { task: true }), { name: 'RpcError', code: -32603, message: 'task t1 failed: it broke' })
+  t.same(Object.keys(declared.extensions), ['io.modelcontextprotocol/ui', 'io.modelcontextprotocol/tasks'], 'the tasks extension joins the declared ones')
+  queue.push((b) => ok(b, { resultType: 'task', taskId: 't2', status: 'cancelled' }))
+  await t.rejects(modern.callTool('long', {}, { task: true }), { name: 'RpcError', message: 'task t2 was cancelled', data: { taskId: 't2', status: 'cancelled' } })
+  queue.push((b) => ok(b, { resultType: 'task', taskId: 't3', status: 'failed', error: { code: -32000, message: 'upstream' } }))
+  await t.rejects(modern.callTool('long', {}, { task: true }), { name: 'RpcError', code: -32000, message: 'upstream' })
+  queue.push((b) => ok(b, { resultType: 'complete', content: [] }))
+  t.same(await modern.callTool('long', {}, { task: true }), { resultType: 'complete', content: [] }, 'a server that ran it inline')
+  queue.push(() => new Response(null, { status: 200 }))
+  await t.rejects(modern.request('ping'), { name: 'HttpError', message: 'ping: the server answered HTTP 200 with no JSON-RPC response to the request' }, 'no content type at all')
+  t.equal(queue.length, 0)
+})
+
+t.test('{ app } without the plugin: the path defaults to /mcp', async (t) => {
+  const Fastify = (await import('fastify')).default
+  const plain = Fastify()
+  plain.post('/mcp', async (request) => ({ jsonrpc: '2.0', id: (request.body as any).id, result: { resultType: 'complete', pong: true } }))
+  t.teardown(() => plain.close())
+  t.same(await createClient({ app: plain, era: 'modern' }).request('ping'), { resultType: 'complete', pong: true })
 })
