@@ -33,7 +33,7 @@ const BAD: Array<[unknown, RegExp]> = [
   [{ url, fetch: 'no' }, /option 'fetch' must be a function/],
   [{ url, path: '/mcp' }, /option 'path' must be absent with 'url'/],
   [{ app: {} }, /option 'app' must be a Fastify instance/],
-  [{ app: Fastify(), fetch: fetch }, /option 'fetch' must be absent with 'app'/],
+  [{ app: Fastify(), fetch }, /option 'fetch' must be absent with 'app'/],
   [{ app: Fastify(), path: 'mcp' }, /option 'path' must be a path starting with '\/'/],
   [{ url, era: 'new' }, /option 'era' must be 'modern', 'legacy' or 'auto'/],
   [{ url, legacyVersion: '2024-11-05' }, /option 'legacyVersion' must be '2025-11-25', '2025-06-18', '2025-03-26'/],

@@ -32,9 +32,8 @@ t.test('leaving early cancels the rest of the stream', async (t) => {
     pull (controller) { controller.enqueue(new TextEncoder().encode('data: 1\n\n')) },
     cancel () { cancelled = true }
   })
-  for await (const event of readEvents(stream)) {
-    t.equal(event.data, '1')
-    break
-  }
+  const events = readEvents(stream)
+  t.equal((await events.next()).value?.data, '1')
+  await events.return(undefined)
   t.ok(cancelled)
 })
