@@ -42,7 +42,7 @@ const answers: OnInput = {
   no: { action: 'decline' },
   llm: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' },
   where: { roots: [{ uri: 'file:///x' }] },
-  later: async (request: InputRequest, key: string) => request.method === 'elicitation/create' ? { action: 'cancel' } : (void key, undefined)
+  later: async (request: InputRequest, key: string) => request.method === 'elicitation/create' && key !== '' ? { action: 'cancel' } : undefined
 }
 createClient({ app, onInput: answers })
 createClient({ app, onInput: (request) => request.method === 'roots/list' ? { roots: [] } : undefined })

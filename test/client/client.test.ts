@@ -3,7 +3,7 @@
 // tasks, the cache, a session that is gone, a stream that closes early, and the errors it raises.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { Type, toolError, definePrompt, userMessage } from '../../lib/index.js'
+import { Type, toolError, definePrompt, defineTool, userMessage } from '../../lib/index.js'
 import { createClient, RpcError, AuthChallengeError, HttpError, UnansweredInputError, type Client, type FetchLike } from '../../lib/client/index.js'
 import { build, listen } from '../helpers/app.js'
 
@@ -15,39 +15,39 @@ async function fixture (): Promise<FastifyInstance & { seen: Array<Record<string
   app.seen = seen
   app.addHook('onRequest', async (request) => { if (request.method === 'POST') seen.push({ ...request.headers }) })
   app.registerTool([
-    {
+    defineTool({
       name: 'add',
       args: { a: Type.Number(), b: Type.Number(), precision: Type.Optional(Type.Integer({ header: 'Precision' })) },
       execute: ({ a, b, precision }) => ({ sum: precision === undefined ? a + b : Number((a + b).toFixed(precision)) })
-    },
-    {
+    }),
+    defineTool({
       name: 'label',
       args: { text: Type.String({ header: 'Label' }), loud: Type.Optional(Type.Boolean({ header: 'Loud' })) },
       execute: ({ text, loud }) => loud === true ? text.toUpperCase() : text
-    },
-    {
+    }),
+    defineTool({
       name: 'two_questions',
       async execute (_args, ctx) {
         const first = await ctx.elicit.form('first', 'First?', Type.Object({ n: Type.Integer() }))
         const second = await ctx.elicit.form('second', 'Second?', Type.Object({ n: Type.Integer() }))
         return `${first.action}:${first.action === 'accept' ? first.content.n : '-'} ${second.action}:${second.action === 'accept' ? second.content.n : '-'}`
       }
-    },
-    {
+    }),
+    defineTool({
       name: 'sample',
       async execute (_args, ctx) {
         const answer = await ctx.sample('llm', { messages: [{ role: 'user', content: { type: 'text', text: 'Hi?' } }], maxTokens: 10 })
         return answer.action === 'accept' ? JSON.stringify(answer.message.content) : answer.action
       }
-    },
-    {
+    }),
+    defineTool({
       name: 'roots',
       async execute (_args, ctx) {
         const answer = await ctx.roots('where')
         return answer.action === 'accept' ? answer.roots.map((root) => root.uri).join(',') : answer.action
       }
-    },
-    {
+    }),
+    defineTool({
       name: 'chatty',
       stream: true,
       execute: (_args, ctx) => {
@@ -55,12 +55,12 @@ async function fixture (): Promise<FastifyInstance & { seen: Array<Record<string
         ctx.notify('debug', 'quiet')
         return 'done'
       }
-    },
-    {
+    }),
+    defineTool({
       name: 'slow',
       execute: async (_args, ctx) => await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted')))
-    },
-    {
+    }),
+    defineTool({
       name: 'polling',
       stream: true,
       execute: async (_args, ctx) => {
@@ -69,21 +69,21 @@ async function fixture (): Promise<FastifyInstance & { seen: Array<Record<string
         await new Promise((resolve) => setTimeout(resolve, 30))
         return 'after the stream closed'
       }
-    },
-    {
+    }),
+    defineTool({
       name: 'job',
       task: 'optional',
       async execute (_args, ctx) {
         const go = await ctx.elicit.form('go', 'Go on?', Type.Object({ yes: Type.Boolean() }))
         return go.action === 'accept' && go.content.yes ? 'went on' : toolError('stopped')
       }
-    },
-    { name: 'broken', task: 'optional', execute: () => { throw new Error('boom') } },
-    {
+    }),
+    defineTool({ name: 'broken', task: 'optional', execute: () => { throw new Error('boom') } }),
+    defineTool({
       name: 'waiting',
       task: 'optional',
       execute: async (_args, ctx) => await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')))
-    }
+    })
   ])
   app.registerResource([
     { uri: 'memo://a', name: 'a', ttl: 60_000, read: () => 'A' },
@@ -298,7 +298,7 @@ t.test('a header mismatch: the tools are listed again, the call retried once', a
       lists++
       // the first list hides the header annotation, as if the tool changed since
       const res = await fetch(target, init)
-      const json = await res.json()
+      const json = await res.json() as any
       if (lists === 1) for (const tool of json.result.tools) delete tool.inputSchema.properties?.precision?.['x-mcp-header']
       return Response.json(json)
     }

@@ -57,7 +57,7 @@ t.test('the lowest Fastify claimed runs the plugin in both eras', async (t) => {
   t.same(JSON.parse(legacy.body).result.structuredContent, { sum: 4 })
 })
 
-t.test("fastify-sake/client: the subpath export, built into dist, and it loads none of the server", async (t) => {
+t.test('fastify-sake/client: the subpath export, built into dist, and it loads none of the server', async (t) => {
   t.same(pkg.exports['./client'], { types: './dist/client/index.d.ts', import: './dist/client/index.js', default: './dist/client/index.js' })
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', [
     "const client = await import('fastify-sake/client')",
