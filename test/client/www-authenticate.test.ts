@@ -17,3 +17,15 @@ t.test('challenges and their parameters', async (t) => {
   t.same(parseChallenges(undefined), [])
   t.same(parseChallenges('"nonsense"'), [], 'no scheme')
 })
+
+t.test('AuthChallengeError reads the Bearer challenge; HttpError keeps a bounded body', async (t) => {
+  const { AuthChallengeError, HttpError } = await import('../../lib/errors.js')
+  const stepUp = new AuthChallengeError(401, parseChallenges('Basic realm="x", Bearer error="insufficient_user_authentication", acr_values="mfa  phr", max_age=300, error_description="Sign in again"'))
+  t.match(stepUp, { error: 'insufficient_user_authentication', acrValues: ['mfa', 'phr'], maxAge: 300, description: 'Sign in again', scopes: [], rpc: undefined })
+  t.equal(stepUp.message, 'the server refused the request with 401 (insufficient_user_authentication)')
+  t.equal(new AuthChallengeError(401, parseChallenges('Bearer max_age=soon')).maxAge, undefined, 'a max_age that is not a number')
+  const none = new AuthChallengeError(401, parseChallenges('Basic realm="x"'), { code: -32600, message: 'Unauthorized' })
+  t.match(none, { error: undefined, scopes: [], acrValues: [], maxAge: undefined, resourceMetadata: undefined })
+  t.equal(none.message, 'the server refused the request with 401: Unauthorized', 'no Bearer challenge: the body says why')
+  t.equal(new HttpError(502, 'bad', 'x'.repeat(3000)).body.length, 2000)
+})
