@@ -9,6 +9,10 @@
 //   state:    lib/state/**
 //   bottom:   lib/spec/**, lib/errors.ts, lib/values.ts, lib/checks.ts
 //
+//   client:   lib/client/**      (fastify-sake/client: beside the server, not above or below it. It
+//                                 imports the bottom layer and lib/define/header-params.ts only, and
+//                                 'fastify' type-only; nothing of the server imports it)
+//
 // Every rule is an error: `depcruise` exits non-zero when any of them is broken.
 
 const TOP = '^lib/(index|api|mcp-view|options)\\.ts$'
@@ -18,7 +22,8 @@ const PROTOCOL = '^lib/protocol/'
 const DEFINE = '^lib/define/'
 const STATE = '^lib/state/'
 const BOTTOM = '^lib/(spec/|(errors|values|checks)\\.ts$)'
-const LAYERS = [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE, BOTTOM]
+const CLIENT = '^lib/client/'
+const LAYERS = [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE, BOTTOM, CLIENT]
 
 // The npm package 'fastify' itself (not fastify-plugin, not @fastify/*), resolved or not.
 const FASTIFY = ['(^|/)node_modules/fastify/', '^fastify(/|$)']
@@ -60,10 +65,35 @@ export default {
       'The bottom layer (lib/spec/, errors.ts, values.ts, checks.ts) imports nothing above it: move the ' +
       'code it needs down here too, or move this code up to the layer that uses it.'),
     {
+      name: 'client-alone',
+      severity: 'error',
+      comment: 'lib/client (fastify-sake/client) may import only the bottom layer (lib/spec/, errors.ts, values.ts, ' +
+        'checks.ts) and lib/define/header-params.ts (the x-mcp-header rules): a `{ url }` client must not load the ' +
+        'server. Move what it needs down to lib/spec/ (as spec/headers.ts holds the header encoding), or into lib/client/.',
+      from: { path: CLIENT },
+      to: { path: [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE], pathNot: '^lib/define/header-params\\.ts$' }
+    },
+    {
+      name: 'nothing-imports-client',
+      severity: 'error',
+      comment: 'The server must not import lib/client: the client is a separate entry point (fastify-sake/client) ' +
+        'that uses the server\'s bottom layer, never the other way round.',
+      from: { path: '^lib/', pathNot: CLIENT },
+      to: { path: CLIENT }
+    },
+    {
+      name: 'client-fastify-type-only',
+      severity: 'error',
+      comment: "lib/client may only `import type { FastifyInstance } from 'fastify'` (the `{ app }` option's type), " +
+        'never a run-time import: a `{ url }` client runs without Fastify.',
+      from: { path: CLIENT },
+      to: { path: FASTIFY, preCompilationOnly: false }
+    },
+    {
       name: 'layer-unknown',
       severity: 'error',
       comment: 'This lib/ file is in none of the layers (docs/architecture.md): move it into one (top: index.ts, ' +
-        'api.ts, mcp-view.ts, options.ts; or http/, auth/, protocol/, define/, state/, spec/, errors.ts, ' +
+        'api.ts, mcp-view.ts, options.ts; or http/, auth/, protocol/, define/, state/, spec/, client/, errors.ts, ' +
         'values.ts, checks.ts), or add it to a layer in .dependency-cruiser.mjs and docs/architecture.md.',
       from: { path: '^lib/' },
       to: { path: '^lib/', pathNot: [...LAYERS, '\\.[cm]?jsx?$'] } // .js: not-to-js-in-lib says it

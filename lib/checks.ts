@@ -40,7 +40,7 @@ function distance (a: string, b: string): number {
 }
 
 /** The known option a typo most likely meant: one edit away for short names, two for longer. */
-function nearest (key: string, known: string[]): string | undefined {
+export function nearest (key: string, known: string[]): string | undefined {
   const lower = key.toLowerCase()
   return known.find((k) => distance(lower, k.toLowerCase()) <= (k.length > 5 ? 2 : 1))
 }

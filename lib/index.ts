@@ -169,9 +169,10 @@ export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
-  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError
+  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError,
+  SakeClientOptionError, RpcError, AuthChallengeError, HttpError, UnansweredInputError
 } from './errors.js'
-export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
+export type { RequestStateRejection, RequestStateBindingPart, AuthChallenge } from './errors.js'
 export type { SakeOptions, SessionOptions, EventOptions, RequestStateOptions } from './options.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'

@@ -6,27 +6,18 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { ProtocolError } from '../errors.js'
 import { HEADER_MISMATCH } from '../spec/jsonrpc.js'
+import { BASE64_PREFIX as PREFIX, BASE64_SUFFIX as SUFFIX, NAME_SOURCE } from '../spec/headers.js'
 import type { CompiledTool } from '../define/tool.js'
 import type { Target } from '../protocol/target.js'
 
-const PREFIX = '=?base64?'
-const SUFFIX = '?='
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 // RFC 9110 field value characters: visible ASCII, space and tab
 const PLAIN = /^[\x20-\x7E\t]*$/
 const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-/** Methods whose `Mcp-Name` header mirrors a body field, and which field. */
-export const NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  // the tasks extension routes task methods by their task (SEP-2663)
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId'
-}
+// which body field Mcp-Name mirrors: shared with the client, in spec/headers.ts
+export { NAME_SOURCE }
 
 /**
  * The targets that may be written where they outlive the request (log lines, traces): a tool,

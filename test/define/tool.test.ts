@@ -10,7 +10,7 @@ import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { compileTool, StringEnum, type ToolDefinition } from '../../lib/define/tool.js'
 import { build } from '../helpers/app.js'
-import { modernRequest, rpc } from '../helpers/requests.js'
+import { createClient } from '../../lib/client/index.js'
 
 const execute = (): string => 'ok'
 
@@ -381,10 +381,13 @@ t.test('args: a map of TypeBox properties as inputSchema (was define/tool-args)'
         return `Indexed ${String(args.n)} issues`
       }
     })
-    const res = await app.inject(modernRequest('tools/call', { name: 'reindex', arguments: { label: 'x' } }))
-    t.equal(res.statusCode, 200)
-    t.same(rpc(res).result.content, [{ type: 'text', text: 'Indexed 100 issues' }])
-    t.same(received, { label: 'x', n: 100 })
+    for (const era of ['modern', 'legacy'] as const) {
+      const client = createClient({ app, era })
+      t.same((await client.callTool('reindex', { label: 'x' })).content, [{ type: 'text', text: 'Indexed 100 issues' }], era)
+      t.same(received, { label: 'x', n: 100 })
+      received = undefined
+      await client.close()
+    }
   })
 })
 

@@ -9,7 +9,8 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { provider, spanNamed, takeSpans } from '../helpers/otel.js'
 import sake, { Type, toolError } from '../../lib/index.js'
-import { modernCall, modernMeta, modernPost, openSession, send, sessionPost } from '../helpers/requests.js'
+import { modernCall, send } from '../helpers/requests.js'
+import { createClient } from '../../lib/client/index.js'
 import { listen } from '../helpers/app.js'
 import { legacyClient, modernClient } from '../helpers/clients.js'
 
@@ -96,8 +97,11 @@ t.test('a traceparent in _meta is the parent; @fastify/otel\'s request span is l
   const app = await serve()
   t.teardown(() => app.close())
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
-  const body = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 2 }, _meta: modernMeta({ traceparent: `00-${traceId}-00f067aa0ba902b7-01`, tracestate: 'congo=t61rcWkgMzE' }) } }
-  t.equal((await send(app, modernPost(body))).status, 200)
+  const client = createClient({ app, era: 'modern' })
+  const meta = { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, tracestate: 'congo=t61rcWkgMzE' }
+  await client.listTools()
+  takeSpans()
+  t.same((await client.callTool('add', { a: 2, b: 2 }, { meta })).content, [{ type: 'text', text: '4' }])
   const spans = takeSpans()
   const mcp = spanNamed(spans, 'tools/call add')
   t.equal(mcp.spanContext().traceId, traceId, 'the client\'s trace')
@@ -112,21 +116,25 @@ t.test('a traceparent in _meta is the parent; @fastify/otel\'s request span is l
 t.test('a 2025 session: initialize and the call carry mcp.session.id and the session\'s version', async (t) => {
   const app = await serve()
   t.teardown(() => app.close())
-  const sessionId = await openSession(app, '2025-11-25')
-  const res = await send(app, sessionPost(sessionId, '2025-11-25', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } }))
-  t.equal(res.body.result.content[0].text, '2')
+  const client = createClient({ app, era: 'legacy' })
+  t.same((await client.request('tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).content, [{ type: 'text', text: '2' }])
+  const sessionId = client.sessionId
+  t.type(sessionId, 'string')
   const spans = takeSpans()
-  t.match(spanNamed(spans, 'initialize').attributes, { 'mcp.session.id': sessionId, 'mcp.protocol.version': '2025-11-25', 'jsonrpc.request.id': '0' })
+  t.match(spanNamed(spans, 'initialize').attributes, { 'mcp.session.id': sessionId, 'mcp.protocol.version': '2025-11-25', 'jsonrpc.request.id': /^\d+$/ })
   t.match(spanNamed(spans, 'notifications/initialized').attributes, { 'mcp.session.id': sessionId })
-  t.match(spanNamed(spans, 'tools/call add').attributes, { 'mcp.session.id': sessionId, 'mcp.protocol.version': '2025-11-25', 'jsonrpc.request.id': '4' })
+  t.match(spanNamed(spans, 'tools/call add').attributes, { 'mcp.session.id': sessionId, 'mcp.protocol.version': '2025-11-25', 'jsonrpc.request.id': /^\d+$/ })
+  await client.close()
 })
 
 t.test('an unknown tool: error.type is the JSON-RPC code, the status ERROR with its message, in both eras', async (t) => {
   const app = await serve()
   t.teardown(() => app.close())
-  t.equal((await send(app, modernCall('nope', {}))).body.error.code, -32602)
-  const sessionId = await openSession(app)
-  await send(app, sessionPost(sessionId, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'nope' } }))
+  for (const era of ['modern', 'legacy'] as const) {
+    const client = createClient({ app, era })
+    await t.rejects(client.request('tools/call', { name: 'nope' }), { name: 'RpcError', code: -32602 })
+    await client.close()
+  }
   const unknown = takeSpans().filter((s) => s.name === 'tools/call')
   t.equal(unknown.length, 2, 'named by the method alone: a made-up name is not a target')
   for (const span of unknown) {
@@ -138,8 +146,8 @@ t.test('an unknown tool: error.type is the JSON-RPC code, the status ERROR with 
 t.test('an isError result: error.type tool_error, status ERROR', async (t) => {
   const app = await serve()
   t.teardown(() => app.close())
-  const res = await send(app, modernCall('refuse', {}))
-  t.equal(res.body.result.isError, true)
+  const result = await createClient({ app, era: 'modern' }).request('tools/call', { name: 'refuse', arguments: {} })
+  t.equal(result.isError, true)
   const span = spanNamed(takeSpans(), 'tools/call refuse')
   t.equal(span.attributes['error.type'], 'tool_error')
   t.equal(span.attributes['rpc.response.status_code'], undefined, 'the JSON-RPC call itself succeeded')

@@ -56,3 +56,37 @@ t.test('the lowest Fastify claimed runs the plugin in both eras', async (t) => {
   })
   t.same(JSON.parse(legacy.body).result.structuredContent, { sum: 4 })
 })
+
+t.test('fastify-sake/client: the subpath export, built into dist, and it loads none of the server', async (t) => {
+  t.same(pkg.exports['./client'], { types: './dist/client/index.d.ts', import: './dist/client/index.js', default: './dist/client/index.js' })
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', [
+    "const client = await import('fastify-sake/client')",
+    "console.log(JSON.stringify({ resolved: import.meta.resolve('fastify-sake/client'), createClient: typeof client.createClient, RpcError: typeof client.RpcError }))"
+  ].join('\n')], { cwd: fileURLToPath(root) })
+  const seen = JSON.parse(stdout)
+  t.equal(seen.resolved, new URL('dist/client/index.js', root).href)
+  t.same([seen.createClient, seen.RpcError], ['function', 'function'])
+  const required = await promisify(execFile)(process.execPath, ['-e', "console.log(typeof require('fastify-sake/client').createClient)"], { cwd: fileURLToPath(root) })
+  t.equal(required.stdout.trim(), 'function', 'require() works too')
+
+  // every module the built client reaches, following its imports: the bottom layer and the
+  // header rules, never the plugin, and no fastify (imported as a type only)
+  const reached = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: URL): void => {
+    if (reached.has(file.href)) return
+    reached.add(file.href)
+    const source = readFileSync(file, 'utf8')
+    for (const [, specifier] of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g)) {
+      if (specifier.startsWith('.')) visit(new URL(specifier, file))
+      else packages.add(specifier)
+    }
+  }
+  visit(new URL('dist/client/index.js', root))
+  const files = [...reached].map((href) => href.slice(new URL('dist/', root).href.length)).sort()
+  t.ok(files.length > 5)
+  t.same(files.filter((file) => !/^(client\/|spec\/|errors\.js$|values\.js$|checks\.js$|define\/header-params\.js$)/.test(file)), [], 'only the client, the bottom layer and the header rules')
+  const named = [...packages].filter((name) => !name.startsWith('node:'))
+  t.notOk(named.some((name) => name === 'fastify' || name.startsWith('fastify/')), 'not fastify: a { url } client runs without it')
+  t.same(named.filter((name) => !(name in pkg.dependencies)), [], 'only the package\'s own dependencies (values.ts reads TypeBox\'s Kind)')
+})

@@ -7,12 +7,14 @@ import { Type, ProtocolError } from '../../../lib/index.js'
 import { build } from '../../helpers/app.js'
 import { openSession, modernMeta, modernPost, send, sessionPost } from '../../helpers/requests.js'
 import { captureLog } from '../../helpers/logs.js'
+import { createClient, type Client } from '../../../lib/client/index.js'
 
 const SECRET = 'password=hunter2'
 const LANGUAGES = ['python', 'perl', 'php', 'typescript']
 const log = captureLog()
 let app: FastifyInstance
 let session: string
+let clients: { modern: Client, legacy: Client }
 const contexts: unknown[] = []
 
 t.before(async () => {
@@ -42,8 +44,13 @@ t.before(async () => {
   app.registerResource({ uri: 'config://app', name: 'config', read: () => 'c' })
   await app.ready()
   session = await openSession(app, '2025-11-25')
+  // the feature tests go through the package's client; the error tests below stay on the wire
+  clients = { modern: createClient({ app, era: 'modern' }), legacy: createClient({ app, era: 'legacy' }) }
 })
-t.teardown(() => app.close())
+t.teardown(async () => {
+  await clients.legacy.close()
+  await app.close()
+})
 
 const modern = (params: Record<string, unknown>, id: number | string = 'c') =>
   modernPost({ jsonrpc: '2.0', id, method: 'completion/complete', params: { ...params, _meta: modernMeta() } })
@@ -54,6 +61,7 @@ const prompt = (name: string, arg: string, value: string, context?: unknown) =>
 
 t.test('a prompt argument: values from complete(), with context arguments', async (t) => {
   contexts.length = 0
+  // the raw answer once: a 2026-07-28 completion result is not cacheable
   const res = await send(app, modern(prompt('code_review', 'language', 'p', { arguments: { framework: 'flask' } }), 'c1'))
   t.equal(res.status, 200)
   t.equal(res.body.id, 'c1')
@@ -65,32 +73,30 @@ t.test('a prompt argument: values from complete(), with context arguments', asyn
   t.notOk('ttlMs' in res.body.result, 'not a cacheable result')
   t.same(contexts, [{ arg: 'language', partial: 'p', arguments: { framework: 'flask' }, era: 'modern' }])
 
-  const legacyRes = await send(app, legacy(prompt('code_review', 'framework', 'f')))
-  t.equal(legacyRes.status, 200)
-  t.same(legacyRes.body.result, { completion: { values: ['flask', 'fastapi'], total: 2, hasMore: false } }, 'total and hasMore as given')
+  const legacyRes = await clients.legacy.complete({ type: 'ref/prompt', name: 'code_review' }, { name: 'framework', value: 'f' })
+  t.same(legacyRes, { completion: { values: ['flask', 'fastapi'], total: 2, hasMore: false } }, 'total and hasMore as given')
   t.same(contexts[1], { arg: 'framework', partial: 'f', arguments: {}, era: 'legacy' })
 })
 
 t.test('a resource template variable', async (t) => {
-  const res = await send(app, modern({ ref: { type: 'ref/resource', uri: 'users://{org}/{id}' }, argument: { name: 'org', value: 'a' } }))
-  t.same(res.body.result.completion, { values: ['acme', 'apex'] })
-  const id = await send(app, legacy({ ref: { type: 'ref/resource', uri: 'users://{org}/{id}' }, argument: { name: 'id', value: '4' }, context: { arguments: { org: 'acme' } } }))
-  t.same(id.body.result.completion, { values: ['41'] })
+  const ref = { type: 'ref/resource', uri: 'users://{org}/{id}' } as const
+  t.same((await clients.modern.complete(ref, { name: 'org', value: 'a' })).completion, { values: ['acme', 'apex'] })
+  t.same((await clients.legacy.complete(ref, { name: 'id', value: '4' }, { org: 'acme' })).completion, { values: ['41'] })
 })
 
 t.test('no complete() callback: empty values', async (t) => {
-  t.same((await send(app, modern(prompt('no_complete', 'x', '')))).body.result.completion, { values: [] })
-  t.same((await send(app, legacy({ ref: { type: 'ref/resource', uri: 'plain://{x}' }, argument: { name: 'x', value: 'a' } }))).body.result, { completion: { values: [] } })
-  t.same((await send(app, modern(prompt('code_review', 'plain', 'z')))).body.result.completion, { values: [] }, 'a callback may answer nothing')
+  t.same((await clients.modern.complete({ type: 'ref/prompt', name: 'no_complete' }, { name: 'x', value: '' })).completion, { values: [] })
+  t.same(await clients.legacy.complete({ type: 'ref/resource', uri: 'plain://{x}' }, { name: 'x', value: 'a' }), { completion: { values: [] } })
+  t.same((await clients.modern.complete({ type: 'ref/prompt', name: 'code_review' }, { name: 'plain', value: 'z' })).completion, { values: [] }, 'a callback may answer nothing')
 })
 
 t.test('over 100 values: the first 100, hasMore, and the total', async (t) => {
-  const many = (await send(app, modern(prompt('many', 'n', '')))).body.result.completion
+  const many = (await clients.modern.complete({ type: 'ref/prompt', name: 'many' }, { name: 'n', value: '' })).completion
   t.equal(many.values.length, 100)
   t.equal(many.values[99], 'v99')
   t.equal(many.hasMore, true)
   t.equal(many.total, 150, 'the count of what complete() returned')
-  const total = (await send(app, legacy(prompt('many_total', 'n', '')))).body.result.completion
+  const total = (await clients.legacy.complete({ type: 'ref/prompt', name: 'many_total' }, { name: 'n', value: '' })).completion
   t.equal(total.values.length, 100)
   t.equal(total.total, 5000, 'a total given is kept')
   t.equal(total.hasMore, true)

@@ -1,0 +1,81 @@
+// Type tests of fastify-sake/client, against the built package: createClient's options, what the
+// methods return, and what onInput accepts. Each `@ts-expect-error` must stay an error.
+import Fastify from 'fastify'
+import sake from 'fastify-sake'
+import {
+  createClient, Client, RpcError, AuthChallengeError, HttpError, UnansweredInputError, SakeClientOptionError,
+  type CallToolResult, type ClientOptions, type OnInput, type InputRequest, type Tool, type ServerDescription
+} from 'fastify-sake/client'
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
+function expectType<Expected> () {
+  return <T>(value: T & (Equal<T, Expected> extends true ? unknown : never)): void => { void value }
+}
+
+const app = Fastify()
+await app.register(sake, { name: 'types', version: '1.0.0' })
+
+// ---- transports: a URL or an app, never both or neither
+const overHttp = createClient({ url: 'http://127.0.0.1:3000/mcp', era: 'modern', token: async () => 'tok', timeout: 5000 })
+const inProcess = createClient({ app, era: 'legacy', legacyVersion: '2025-06-18', path: '/mcp' })
+expectType<Client>()(overHttp)
+expectType<Client>()(inProcess)
+createClient({ url: new URL('http://127.0.0.1/mcp'), fetch: globalThis.fetch })
+// @ts-expect-error both transports
+createClient({ url: 'http://x/mcp', app })
+// @ts-expect-error neither transport
+createClient({ era: 'modern' })
+// @ts-expect-error an era that does not exist
+createClient({ url: 'http://x/mcp', era: 'future' })
+// @ts-expect-error path belongs to { app }
+createClient({ url: 'http://x/mcp', path: '/mcp' })
+// @ts-expect-error a legacy version that is not one
+createClient({ app, legacyVersion: '2024-11-05' })
+// @ts-expect-error token is a string or a function
+createClient({ url: 'http://x/mcp', token: 42 })
+const options: ClientOptions = { app, unanswered: 'cancel', maxRounds: 3, logLevel: 'info' }
+void options
+
+// ---- onInput: answers by key, or functions of the question
+const answers: OnInput = {
+  who: { action: 'accept', content: { name: 'Ada', age: 36, admin: false, tags: ['a'] } },
+  no: { action: 'decline' },
+  llm: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' },
+  where: { roots: [{ uri: 'file:///x' }] },
+  later: async (request: InputRequest, key: string) => request.method === 'elicitation/create' && key !== '' ? { action: 'cancel' } : undefined
+}
+createClient({ app, onInput: answers })
+createClient({ app, onInput: (request) => request.method === 'roots/list' ? { roots: [] } : undefined })
+// @ts-expect-error an action the spec does not have
+createClient({ app, onInput: { who: { action: 'maybe' } } })
+// @ts-expect-error content is a flat map of primitives
+createClient({ app, onInput: { who: { action: 'accept', content: { nested: { x: 1 } } } } })
+// @ts-expect-error unanswered is decline, cancel or error
+createClient({ app, unanswered: 'ignore' })
+
+// ---- results
+const result = await inProcess.callTool('add', { a: 1, b: 2 })
+expectType<CallToolResult<unknown>>()(result)
+expectType<boolean | undefined>()(result.isError)
+const typed = await inProcess.callTool<{ sum: number }>('add', { a: 1, b: 2 }, { onProgress: (p) => { expectType<number>()(p.progress) }, task: true })
+expectType<{ sum: number } | undefined>()(typed.structuredContent)
+// @ts-expect-error arguments are an object
+await inProcess.callTool('add', 5)
+// @ts-expect-error a call option that does not exist
+await inProcess.callTool('add', {}, { onProgres: () => {} })
+await inProcess.callTool('greet', {}, { onInput: { who: { action: 'decline' } }, signal: AbortSignal.timeout(100) })
+expectType<Tool[]>()(await inProcess.listTools({ fresh: true }))
+expectType<ServerDescription>()(await inProcess.discover())
+expectType<string[]>()((await inProcess.complete({ type: 'ref/prompt', name: 'p' }, { name: 'a', value: '' })).completion.values)
+expectType<'modern' | 'legacy' | undefined>()(inProcess.era)
+// @ts-expect-error prompt arguments are strings
+await inProcess.getPrompt('p', { n: 1 })
+
+// ---- errors
+const err: unknown = new Error('x')
+if (err instanceof RpcError) expectType<number>()(err.code)
+if (err instanceof AuthChallengeError) expectType<readonly string[]>()(err.scopes)
+if (err instanceof HttpError) expectType<number>()(err.status)
+if (err instanceof UnansweredInputError) expectType<string>()(err.key)
+if (err instanceof SakeClientOptionError) expectType<string>()(err.code)
+await overHttp.close()
