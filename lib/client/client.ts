@@ -255,13 +255,24 @@ export class Client {
     const headers = await this.#baseHeaders({})
     headers['mcp-session-id'] = session
     delete headers['content-type']
-    const res = await this.#fetch(await this.#url(), { method: 'DELETE', headers, signal: AbortSignal.timeout(this.#options.timeout) })
-    await res.arrayBuffer() // 204 from fastify-sake; whatever another server says, the session is ours no more
+    try {
+      const res = await this.#fetch(await this.#url(), { method: 'DELETE', headers, signal: AbortSignal.timeout(this.#options.timeout) })
+      await res.arrayBuffer() // 204 from fastify-sake; whatever another server says, the session is ours no more
+    } catch {
+      // the server is gone already (closed, unreachable): the session ends with it, and close() is
+      // what a teardown calls after app.close(), so it must not throw for that
+    }
   }
 
   // -- the era ----------------------------------------------------------------------------------
 
   async #ready (): Promise<void> {
+    // a connection under way decides the era first: `#probe` sets 'modern' before its answer,
+    // and a call made meanwhile must not go out as 2026-07-28 to a server that turns out 2025-only
+    if (this.#connecting !== undefined) {
+      await this.#connecting
+      return
+    }
     if (this.#era === 'modern' || (this.#era === 'legacy' && this.#description !== undefined)) return
     this.#connecting ??= this.#connect().catch((err: unknown) => {
       this.#connecting = undefined
@@ -553,7 +564,13 @@ export class Client {
       try {
         reply = { result: await answerFor({ method, params } as InputRequest, key, [call.onInput, this.#options.onInput], unanswered) }
       } catch (err) {
-        if (!(err instanceof UnansweredInputError) || unanswered === 'error') throw err
+        if (!(err instanceof UnansweredInputError)) {
+          // the user's onInput function threw: the server hears it as an error answer (else its
+          // call would wait for one until its own timeout), and the call fails here with that error
+          await this.#post({ jsonrpc: '2.0', id, error: { code: -32603, message: `the client's onInput failed: ${(err as Error).message}` } }, undefined).catch(() => {})
+          throw err
+        }
+        if (unanswered === 'error') throw err
         // sampling and roots cannot be declined in their result: refused as the spec's sampling page shows
         reply = { error: { code: -1, message: err.message } }
       }

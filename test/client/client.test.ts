@@ -400,6 +400,50 @@ t.test("era 'auto' falls back to a 2025 session only when the server is not mode
   t.equal(answers.length, 0)
 })
 
+t.test("era 'auto': calls made at once while the era is being found all wait for it (a 2025-only server)", async (t) => {
+  const seen: string[] = []
+  // a 2025-only server, slow enough that the first calls overlap the probe
+  const fake: FetchLike = async (_url, init) => {
+    const headers = new Headers(init.headers)
+    if (init.method === 'DELETE') return new Response(null, { status: 204 })
+    const message = JSON.parse(init.body!)
+    seen.push(`${String(message.method)} ${headers.get('mcp-session-id') ?? '-'}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    if (message.id === undefined) return new Response(null, { status: 202 })
+    if (message.method === 'initialize') {
+      return Response.json({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'old', version: '1' } } }, { headers: { 'mcp-session-id': 'S1' } })
+    }
+    if (headers.get('mcp-session-id') !== 'S1') return Response.json({ jsonrpc: '2.0', id: message.id, error: { code: -32600, message: 'Bad Request: no session' } }, { status: 400 })
+    return Response.json({ jsonrpc: '2.0', id: message.id, result: { tools: [{ name: 'add', inputSchema: { type: 'object' } }] } })
+  }
+  const client = createClient({ url: 'http://127.0.0.1:9/mcp', fetch: fake })
+  const results = await Promise.all([client.listTools(), client.listTools(), client.discover()])
+  t.same(results[0].map((tool) => tool.name), ['add'])
+  t.same(results[1].map((tool) => tool.name), ['add'])
+  t.equal(results[2].era, 'legacy')
+  const lists = seen.filter((line) => line.startsWith('tools/list'))
+  t.ok(lists.length >= 1 && lists.every((line) => line === 'tools/list S1'), `every list in the session, none as 2026-07-28 (${lists.join(', ')})`)
+  t.equal(seen.filter((line) => line.startsWith('server/discover')).length, 1, 'one probe')
+  await client.close()
+})
+
+t.test('close() after the server is gone does not throw; an onInput function that throws fails the call and answers the server', async (t) => {
+  const app = await fixture()
+  const url = await listen(t, app)
+  const legacy = createClient({ url, era: 'legacy' })
+  await legacy.listTools()
+  await app.close()
+  await t.resolves(legacy.close(), 'the DELETE fails: the session ends with the server anyway')
+
+  const again = await fixture()
+  const url2 = await listen(t, again)
+  const throwing = createClient({ url: url2, era: 'legacy', onInput: () => { throw new Error('handler bug') } })
+  t.teardown(() => throwing.close())
+  await t.rejects(throwing.callTool('two_questions', {}), /handler bug/)
+  const after = await throwing.callTool('add', { a: 1, b: 2 })
+  t.notOk(after.isError, 'the session goes on')
+})
+
 t.test('a 2025 server request the client does not serve, and ping', async (t) => {
   const posted: unknown[] = []
   const stream = (events: unknown[]): Response => new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })

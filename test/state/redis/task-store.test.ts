@@ -91,10 +91,14 @@ t.test('get: a terminal record past its end is never returned, whatever Redis\'s
   await tasks.transition('old', 0, { status: 'completed', keepUntil: Date.now() - 1 })
   redis.cli('PERSIST', 't:task:old') // as if Redis had not expired it yet
   t.equal(await tasks.get('old'), undefined)
-  await tasks.create(record('done', { createdAt: Date.now() - 10_000, ttl: 5000 }))
-  await tasks.transition('done', 0, { status: 'completed' })
-  redis.cli('PERSIST', 't:task:done')
-  t.equal(await tasks.get('done'), undefined, 'without keepUntil: at createdAt + ttl')
+  // a clock an hour ahead of Redis's: Redis keeps the record, our reading of it is past its end
+  const conn = await connect({ url: redis.url, prefix: 'ahead:', timeout: 1000 }, quiet)
+  t.teardown(() => conn.close())
+  const ahead = new RedisTaskStore(conn, { maxTtl: 3_600_000, now: () => Date.now() + 3_600_000 })
+  await ahead.create(record('done', { ttl: 60_000 }))
+  await ahead.transition('done', 0, { status: 'completed' })
+  t.equal(redis.cli('EXISTS', 'ahead:task:done'), '1', 'still in Redis')
+  t.equal(await ahead.get('done'), undefined, 'without keepUntil: gone at createdAt + ttl by our clock')
 })
 
 t.test('an owner\'s index drops ids older than any record can live', async (t) => {
