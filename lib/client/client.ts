@@ -269,12 +269,12 @@ export class Client {
   async #ready (): Promise<void> {
     // a connection under way decides the era first: `#probe` sets 'modern' before its answer,
     // and a call made meanwhile must not go out as 2026-07-28 to a server that turns out 2025-only
+    // (it stays set once done: later calls await a settled promise; close() and a lost session clear it)
     if (this.#connecting !== undefined) {
       await this.#connecting
       return
     }
-    if (this.#era === 'modern' || (this.#era === 'legacy' && this.#description !== undefined)) return
-    this.#connecting ??= this.#connect().catch((err: unknown) => {
+    this.#connecting = this.#connect().catch((err: unknown) => {
       this.#connecting = undefined
       throw err
     })
