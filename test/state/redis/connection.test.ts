@@ -3,7 +3,7 @@
 import t from 'tap'
 import { Redis } from 'ioredis'
 import { StoreUnavailableError } from '../../../lib/errors.js'
-import { RedisConnection, connect } from '../../../lib/state/redis/connection.js'
+import { RedisConnection, connect, watch } from '../../../lib/state/redis/connection.js'
 import { startRedis } from '../../helpers/redis.js'
 import { sleep } from '../../helpers/app.js'
 
@@ -80,4 +80,18 @@ t.test('a user\'s client is used as it is and never closed by us; its subscriber
   await conn.close()
   t.equal(await client.ping(), 'PONG', 'the user\'s client is still open')
   t.equal(client.status, 'ready')
+})
+
+t.test('watch: a lost connection is logged once however many errors ioredis emits, its return once', async (t) => {
+  const { log, lines } = logger()
+  const { EventEmitter } = await import('node:events')
+  const client = new EventEmitter()
+  watch(client as any, log)
+  client.emit('ready') // the first connection: nothing to say
+  client.emit('error', new Error('ECONNREFUSED'))
+  client.emit('error', new Error('ECONNREFUSED')) // every failed reconnect emits one
+  client.emit('error', new Error('ECONNREFUSED'))
+  client.emit('ready')
+  client.emit('ready')
+  t.same(lines.map(([level]) => level), ['warn', 'info'])
 })
