@@ -7,10 +7,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../spec/types.js'
 import type { Bus, BusEvent, BusListener } from '../bus.js'
+import { MemoryBus } from '../memory-bus.js'
 import type { RedisClient, RedisConnection } from './connection.js'
 
 export class RedisBus implements Bus {
-  private readonly listeners = new Set<BusListener>()
+  /** This instance's listeners: the memory bus, which Redis feeds with the other instances' events. */
+  private readonly local = new MemoryBus()
   private readonly origin = randomUUID()
   private readonly channel: string
   private readonly subscriber: RedisClient
@@ -25,22 +27,20 @@ export class RedisBus implements Bus {
 
   /** Listeners now subscribed (open streams), for tests and metrics. */
   get size (): number {
-    return this.listeners.size
+    return this.local.size
   }
 
   async publish (event: BusEvent): Promise<void> {
-    this.deliver(event)
+    this.local.publish(event)
     await this.redis.command('bus', 'PUBLISH', this.channel, JSON.stringify({ o: this.origin, e: event }))
   }
 
   subscribe (listener: BusListener): () => void {
-    const entry: BusListener = (event) => listener(event)
-    this.listeners.add(entry)
-    return () => { this.listeners.delete(entry) }
+    return this.local.subscribe(listener)
   }
 
   close (): void {
-    this.listeners.clear()
+    this.local.close()
   }
 
   /** A message on the bus channel (the only one the subscriber is subscribed to). */
@@ -52,11 +52,6 @@ export class RedisBus implements Bus {
       this.log.warn({ err }, 'fastify-sake: a message on the Redis bus channel is not ours (not JSON); ignored')
       return
     }
-    if (message.o !== this.origin) this.deliver(message.e)
-  }
-
-  private deliver (event: BusEvent): void {
-    // a copy: a listener may unsubscribe (its stream closed) while we iterate
-    for (const listener of [...this.listeners]) listener(event)
+    if (message.o !== this.origin) this.local.publish(message.e)
   }
 }
