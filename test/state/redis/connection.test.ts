@@ -46,6 +46,22 @@ t.test('a slow Redis: the command fails within the timeout, naming the store', a
   await sleep(200)
 })
 
+t.test('a command given up on that fails later: its rejection is handled, nothing is left unhandled', async (t) => {
+  // ioredis may keep an unanswered command to resend after a reconnect, so with a real server when
+  // (and whether) it finally fails depends on timing; a client whose command we fail by hand does not
+  let fail: (err: Error) => void = () => {}
+  const client = { call: async () => await new Promise((_resolve, reject) => { fail = reject }) }
+  const conn = new RedisConnection(client as any, { prefix: '', timeout: 20 }, false)
+  const unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
+  await t.rejects(conn.command('session', 'GET', 'k'), { name: 'StoreUnavailableError', message: /did not answer within 20 ms/ })
+  fail(new Error('Connection is closed.'))
+  await sleep(20)
+  t.same(unhandled, [], 'the late failure is nobody\'s, and says nothing')
+})
+
 t.test('Redis killed: commands fail at once; it comes back: commands work again, logged once each way', async (t) => {
   const redis = await startRedis(t)
   const { log, lines } = logger()
