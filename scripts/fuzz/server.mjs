@@ -43,6 +43,8 @@ async function stats () {
 
 process.on('message', async (message) => {
   if (message.type === 'stats') process.send({ type: 'stats', id: message.id, stats: await stats() })
+  // a heap snapshot, to find what a phase left behind (`--snapshot DIR` of scripts/fuzz.mjs)
+  if (message.type === 'snapshot') process.send({ type: 'snapshot', id: message.id, file: (await import('node:v8')).writeHeapSnapshot(message.file) })
   if (message.type === 'close') {
     setTimeout(() => app.server.closeAllConnections(), 1000).unref()
     await app.close()
