@@ -156,6 +156,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   })
 
   app.post(path, { bodyLimit, ...post }, async (request, reply) => {
+    endpoint.streams.calls.received(request)
     const checked = (request as CheckedRequest)[kChecked]!
     if (!hasSpan(request)) return handlePost(endpoint, request, reply, checked)
     return endpoint.tracing.within(request, async () => handlePost(endpoint, request, reply, checked))

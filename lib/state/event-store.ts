@@ -26,13 +26,17 @@ export interface Replay {
  *   order and one at a time.
  * - `replay` returns the stream an event id belongs to and the events after it, or undefined when
  *   the id is unknown or its stream expired.
+ * - `delete` (optional) is called once the client has read a stream whole (its answer included):
+ *   no `Last-Event-ID` will ask for it again, so its events may go at once instead of at the
+ *   store's bounds. A store without it keeps them until they expire.
  * - `close` (optional) releases timers and connections when the server closes.
  *
- * Either method may return a value or a promise of one.
+ * Every method may return a value or a promise of one.
  */
 export interface EventStore {
   append (streamId: string, message: string): string | Promise<string>
   replay (eventId: string): Replay | undefined | Promise<Replay | undefined>
+  delete? (streamId: string): void | Promise<void>
   close? (): void | Promise<void>
 }
 
