@@ -1,14 +1,17 @@
 // The load generator of one contender, as its own process (the runner pins it to another core
-// than the servers) driven over IPC: `{ type: 'run', duration }` runs autocannon against the
-// contender for that long and answers with the slice's numbers; `commit` keeps the slice (its
+// than the servers) driven over IPC: `{ type: 'run', duration }` runs autocannon (in this process)
+// or wrk (a child process, `generator: 'wrk'`, bench/wrk.mjs) against the contender for that long and answers with the slice's numbers; `commit` keeps the slice (its
 // response times count in the percentiles), `discard` drops it (a warm-up, or a noisy slice);
 // `finish` answers with the totals of the kept slices and ends the process.
 //
 // The request is fixed at start (`node bench/load.mjs '<json>'` with { url (or urls, a fleet's),
-// method, headers, body, connections, expectBody }). Latency percentiles are computed from every response time:
-// autocannon's own histogram keeps whole milliseconds, too coarse here.
+// method, headers, body, connections, expectBody, generator }). Latency percentiles are computed
+// from every response time with autocannon (its own histogram keeps whole milliseconds, too coarse
+// here), and from wrk's microsecond histogram (1,000 quantiles a slice, weighted by its requests).
+import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 import { normalizeSse } from './verify.mjs'
+import { runWrk, wrkFiles } from './wrk.mjs'
 
 const config = JSON.parse(process.argv[2])
 
@@ -37,24 +40,79 @@ class Latencies {
   }
 }
 
-const kept = { latencies: new Latencies(), seconds: 0, cpu: 0, bad: { non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 } }
+/** wrk's latencies: quantiles, each standing for `weight` responses. */
+class WeightedLatencies {
+  constructor () {
+    this.values = []
+    this.count = 0
+  }
+
+  addQuantiles (quantiles, requests) {
+    const weight = requests / quantiles.length
+    for (const ms of quantiles) this.values.push([ms, weight])
+    this.count += requests
+  }
+
+  addAll (other) {
+    for (const entry of other.values) this.values.push(entry)
+    this.count += other.count
+  }
+
+  percentiles (...ps) {
+    const sorted = this.values.slice().sort((a, b) => a[0] - b[0])
+    return ps.map((p) => {
+      let seen = 0
+      for (const [ms, weight] of sorted) {
+        seen += weight
+        if (seen >= p / 100 * this.count) return ms
+      }
+      return NaN
+    })
+  }
+}
+
+const WRK = config.generator === 'wrk'
+const wrkDir = WRK ? wrkFiles(config) : undefined
+const newLatencies = () => WRK ? new WeightedLatencies() : new Latencies()
+
+/** CPU time of this process, with its children that ended (wrk), in seconds; /proc only. */
+function childCpu () {
+  try {
+    const text = readFileSync('/proc/self/stat', 'utf8')
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[13]) + Number(fields[14])) / 100
+  } catch {
+    return NaN
+  }
+}
+
+const kept = { latencies: newLatencies(), seconds: 0, cpu: 0, bad: { non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 } }
 let pending
 
 /**
- * One slice: autocannon against the contender's URL, or, for a fleet (`urls`), one autocannon per
+ * One slice: autocannon (or wrk) against the contender's URL, or, for a fleet (`urls`), one per
  * instance at once, the connections split between them, their numbers added up.
  */
 async function slice (duration) {
   const urls = config.urls ?? [config.url]
-  const latencies = new Latencies()
+  const latencies = newLatencies()
   const cpuBefore = process.cpuUsage()
+  const childBefore = childCpu()
   const started = process.hrtime.bigint()
-  const parts = await Promise.all(urls.map((url, i) => one(url, Math.floor(config.connections / urls.length) + (i < config.connections % urls.length ? 1 : 0), duration, latencies)))
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const parts = await Promise.all(urls.map((url, i) => (WRK ? oneWrk : one)(url, Math.floor(config.connections / urls.length) + (i < config.connections % urls.length ? 1 : 0), duration, latencies)))
+  // wrk reports the seconds it loaded for (it also takes a moment to start and to stop)
+  const seconds = WRK ? Math.max(...parts.map((part) => part.seconds)) : Number(process.hrtime.bigint() - started) / 1e9
   const cpu = process.cpuUsage(cpuBefore)
   const bad = { non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 }
   for (const part of parts) for (const key of Object.keys(bad)) bad[key] += part[key]
-  return { latencies, seconds, cpu: (cpu.user + cpu.system) / 1e6, bad }
+  // with wrk, the load generator's CPU is wrk's (a child that has ended by now), not this process's
+  return { latencies, seconds, cpu: WRK ? childCpu() - childBefore : (cpu.user + cpu.system) / 1e6, bad }
+}
+
+async function oneWrk (url, connections, duration, latencies) {
+  const r = await runWrk(wrkDir, url, connections, duration)
+  latencies.addQuantiles(r.quantiles, r.requests)
+  return r
 }
 
 function one (url, connections, duration, latencies) {

@@ -196,14 +196,15 @@ export function watchCpu () {
   // our own ticks, with those of the children that end meanwhile (the load generator)
   const self = processTicks(process.pid, true)
   return {
-    add (pid) { pids.set(pid, processTicks(pid)) },
+    /** `children`: also count the children of `pid` that end meanwhile (wrk, under the load process). */
+    add (pid, { children = false } = {}) { pids.set(pid, { children, before: processTicks(pid, children) }) },
     stop () {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9
       const now = machineTicks()
       const used = {}
       let ours = processTicks(process.pid, true) - self + kernelTicks() - kernel
-      for (const [pid, before] of pids) {
-        const ticks = processTicks(pid) - before
+      for (const [pid, { children, before }] of pids) {
+        const ticks = processTicks(pid, children) - before
         // a child that ended is in our own children's ticks already
         if (ticks > 0) {
           used[pid] = ticks / TICK / seconds

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem, release, platform } from 'node:os'
 import { join, relative } from 'node:path'
 import { ROOT } from './processes.mjs'
+import { wrkVersion } from './wrk.mjs'
 
 /** Load contenders: which server process, which era's request, and how its answer is checked. */
 export const CONTENDERS = {
@@ -96,6 +97,7 @@ export function machine () {
     sake: version('fastify-sake'),
     sdk: version('@modelcontextprotocol/server'),
     autocannon: version('autocannon'),
+    wrk: wrkVersion() ?? 'not installed',
     commit: git()
   }
 }
@@ -224,17 +226,25 @@ function sessionsTable (result, rows) {
   return lines
 }
 
+/** The summaries of one load generator's run: its load scenarios, and the others (no load generator). */
+function summariesOf (run, load) {
+  const summaries = {}
+  for (const result of run.results) if (result.kind !== 'load' || result.load === load) summaries[result.scenario] = summarize(result)
+  return summaries
+}
+
 export function report (run) {
   const { machine: m, options: o, pinning } = run
-  const summaries = {}
-  for (const result of run.results) summaries[result.scenario] = summarize(result)
+  const loads = [...new Set(run.results.filter((r) => r.kind === 'load').map((r) => r.load))]
+  const byLoad = Object.fromEntries(loads.map((load) => [load, summariesOf(run, load)]))
+  const anyLoad = summariesOf(run, undefined)
 
   const out = []
   out.push(`Run of ${run.date.slice(0, 16).replace('T', ' ')} UTC${o.smoke ? ' (smoke: not a measurement)' : ''}`)
   out.push('')
   out.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}`)
   const build = o.sake === undefined ? `at ${m.commit}` : `built in ${relative(ROOT, o.sake)} (--sake)`
-  out.push(`- Node ${m.node}; fastify ${m.fastify}; fastify-sake ${m.sake} ${build}; @modelcontextprotocol/server ${m.sdk}; autocannon ${m.autocannon}`)
+  out.push(`- Node ${m.node}; fastify ${m.fastify}; fastify-sake ${m.sake} ${build}; @modelcontextprotocol/server ${m.sdk}; load generators: autocannon ${m.autocannon}, wrk ${m.wrk}`)
   if (o.compare !== undefined) out.push(`- compare-*: the build in ${relative(ROOT, o.compare)} (--compare)`)
   out.push(`- ${o.rounds} round(s) × ${o.duration} s per contender (after ${o.warmup} s of warm-up), ${o.connections} connections; fresh processes each round, contenders taking turns in ${o.slice} s slices; ` +
     (pinning ? `server on core ${pinning.server}, load generator on core ${pinning.load} (taskset)` : 'no core pinning'))
@@ -243,19 +253,22 @@ export function report (run) {
   out.push('')
   out.push('### Targets')
   out.push('')
-  out.push('| target | measured | met |')
-  out.push('|---|---|---|')
+  out.push('| target | load generator | measured | met |')
+  out.push('|---|---|---|---|')
   for (const target of TARGETS) {
-    if (summaries[target.scenario] === undefined) continue
-    const { measured, met } = judge(target, summaries)
-    out.push(`| ${target.text} | ${measured} | ${met === undefined ? 'n/a' : met ? 'yes' : '**no**'} |`)
+    const generators = SCENARIOS[target.scenario].kind === 'load' ? loads.map((load) => [load, byLoad[load]]) : [['–', anyLoad]]
+    for (const [load, summaries] of generators) {
+      if (summaries[target.scenario] === undefined) continue
+      const { measured, met } = judge(target, summaries)
+      out.push(`| ${target.text} | ${load} | ${measured} | ${met === undefined ? 'n/a' : met ? 'yes' : '**no**'} |`)
+    }
   }
   for (const result of run.results) {
-    const rows = summaries[result.scenario]
+    const rows = summarize(result)
     const def = SCENARIOS[result.scenario]
     const title = def.title.replace('{n}', thousands(result.tools ?? result.sessions))
     out.push('')
-    out.push(`### ${result.scenario}: ${title}`)
+    out.push(`### ${result.scenario}: ${title}${result.kind === 'load' ? ` — ${result.load}` : ''}`)
     out.push('')
     const lines = result.kind === 'load' ? loadTable(result, rows) : result.kind === 'startup' ? startupTable(result, rows) : sessionsTable(result, rows)
     out.push(...lines)

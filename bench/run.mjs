@@ -10,6 +10,7 @@ import { PINNING, BENCH_DIR, ROOT, startServer, startLoader, runPinned, watchCpu
 import { request, withSession } from './workloads.mjs'
 import { CheckError, send, openSession, checkReference, checkBytes, checkEquivalent, normalizeSse } from './verify.mjs'
 import { CONTENDERS, SCENARIOS, report, writeResults, machine } from './report.mjs'
+import { ensureWrk } from './wrk.mjs'
 
 // ------------------------------------------------------------------ options
 
@@ -21,6 +22,9 @@ const HELP = `npm run bench -- [options]        (each option also as an environm
   --slice S          the measured seconds are run in slices of S,
                      contenders taking turns                         BENCH_SLICE        2
   --connections N    concurrent connections                          BENCH_CONNECTIONS  50
+  --load GEN         load generator: autocannon, wrk, or both (each load
+                     scenario then runs once with each)              BENCH_LOAD         both
+                     (--smoke: autocannon)
   --scenarios LIST   comma-separated: ${Object.keys(SCENARIOS).join(',')}
                                                                      BENCH_SCENARIOS    all
   --contenders LIST  only these (comma-separated ids; the baseline always runs)
@@ -54,6 +58,7 @@ function parseOptions (argv) {
     warmup: Number(env.BENCH_WARMUP ?? 2),
     slice: Number(env.BENCH_SLICE ?? 2),
     connections: Number(env.BENCH_CONNECTIONS ?? 50),
+    load: env.BENCH_LOAD,
     scenarios: (env.BENCH_SCENARIOS ?? Object.keys(SCENARIOS).join(',')).split(',').filter(Boolean),
     contenders: env.BENCH_CONTENDERS?.split(',').filter(Boolean),
     sessions: Number(env.BENCH_SESSIONS ?? 10_000),
@@ -84,6 +89,7 @@ function parseOptions (argv) {
       case '--warmup': o.warmup = Number(value()); break
       case '--slice': o.slice = Number(value()); break
       case '--connections': o.connections = Number(value()); break
+      case '--load': o.load = value(); break
       case '--scenarios': o.scenarios = value().split(',').filter(Boolean); break
       case '--contenders': o.contenders = value().split(',').filter(Boolean); break
       case '--sessions': o.sessions = Number(value()); break
@@ -110,6 +116,9 @@ function parseOptions (argv) {
         throw new Error(`unknown option ${arg}\n\n${HELP}`)
     }
   }
+  o.load ??= o.smoke ? 'autocannon' : 'both'
+  if (!['autocannon', 'wrk', 'both'].includes(o.load)) throw new Error(`--load must be autocannon, wrk or both, not '${o.load}'`)
+  o.loads = o.load === 'both' ? ['autocannon', 'wrk'] : [o.load]
   for (const name of o.scenarios) {
     if (SCENARIOS[name] === undefined) throw new Error(`unknown scenario '${name}'; known: ${Object.keys(SCENARIOS).join(', ')}`)
   }
@@ -120,6 +129,8 @@ function parseOptions (argv) {
 }
 
 const options = parseOptions(process.argv.slice(2))
+const log = (line) => process.stderr.write(line + '\n')
+if (options.loads.includes('wrk') && options.scenarios.some((name) => SCENARIOS[name].kind === 'load')) ensureWrk(log)
 if (options.compare !== undefined) process.env.BENCH_COMPARE = options.compare
 if (options.sake !== undefined) {
   process.env.BENCH_SAKE = options.sake
@@ -133,7 +144,6 @@ if (options.sake !== undefined) {
   process.on('exit', () => rmSync(snapshot, { recursive: true, force: true }))
   process.env.BENCH_SAKE = snapshot
 }
-const log = (line) => process.stderr.write(line + '\n')
 const fixtureDir = mkdtempSync(join(tmpdir(), 'sake-bench-'))
 process.on('exit', () => rmSync(fixtureDir, { recursive: true, force: true }))
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
@@ -235,9 +245,9 @@ async function startFleet (contender, scenario, options) {
 }
 
 /** Starts one contender and checks its answer; resolves with the server and the load to send it. */
-async function prepare (scenario, id, ref, round) {
+async function prepare (scenario, id, ref, round, generator) {
   const contender = CONTENDERS[id]
-  const start = { fixture: ref.fixture, nodeArgs: profileArgs(`${scenario}-${id}-r${round}`) }
+  const start = { fixture: ref.fixture, nodeArgs: profileArgs(`${scenario}-${generator}-${id}-r${round}`) }
   const server = contender.instances === undefined ? await startServer(contender.server, scenario, start) : await startFleet(contender, scenario, start)
   try {
     let req = request(scenario, contender.era)
@@ -257,7 +267,7 @@ async function prepare (scenario, id, ref, round) {
       checkEquivalent(scenario, contender.era, `${id} (${scenario})`, answer, ref.expected[contender.era])
     }
     // under load, every answer must be these very bytes (SSE: once event ids are set aside)
-    return { server, load: { url: server.url, urls: server.urls, ...req, connections: options.connections, expectBody: sse ? normalizeSse(answer.body) : answer.body, sse } }
+    return { server, load: { url: server.url, urls: server.urls, ...req, connections: options.connections, expectBody: sse ? normalizeSse(answer.body) : answer.body, sse, generator } }
   } catch (err) {
     await server.stop()
     throw err
@@ -270,12 +280,12 @@ async function prepare (scenario, id, ref, round) {
  * whatever drifts on the machine during the round falls on every contender alike. A slice during
  * which other processes took more than --max-noise of a core is run again, after a quiet moment.
  */
-async function loadRound (scenario, ids, ref, round) {
+async function loadRound (scenario, ids, ref, round, generator) {
   const prepared = {}
   const loaders = {}
   try {
     for (const id of ids) {
-      prepared[id] = await prepare(scenario, id, ref, round + 1)
+      prepared[id] = await prepare(scenario, id, ref, round + 1, generator)
       loaders[id] = await startLoader(prepared[id].load)
     }
     if (options.warmup > 0) {
@@ -292,7 +302,8 @@ async function loadRound (scenario, ids, ref, round) {
           await quiet()
           const watch = watchCpu()
           for (const pid of prepared[id].server.pids ?? [prepared[id].server.pid]) watch.add(pid)
-          watch.add(loaders[id].pid)
+          // with its children: wrk runs as a child of the load process
+          watch.add(loaders[id].pid, { children: true })
           const slice = await loaders[id].run(options.duration / slices)
           const cpu = watch.stop()
           const bad = Object.values(slice.bad).reduce((a, b) => a + b, 0)
@@ -369,21 +380,29 @@ async function loadScenario (scenario) {
   }
 }
 
+/** A load scenario, once with each load generator (--load): one result each. */
 async function loadScenarioOn (scenario) {
   const def = SCENARIOS[scenario]
   log(`\n== ${scenario}: ${def.title}`)
   const ref = await capture(scenario)
   const ids = def.contenders.filter((id) => ref.unavailable[id] === undefined && wanted(id))
+  const results = []
+  for (const generator of options.loads) results.push(await loadRounds(scenario, ids, ref, generator))
+  return results
+}
+
+async function loadRounds (scenario, ids, ref, generator) {
+  log(`  -- load generator: ${generator}`)
   const rounds = []
   for (let r = 0; r < options.rounds; r++) {
-    const runs = await loadRound(scenario, ids, ref, r)
+    const runs = await loadRound(scenario, ids, ref, r, generator)
     for (const id of ids) {
       const m = runs[id]
       log(`  round ${r + 1}  ${id.padEnd(24)} ${m.rps.toFixed(0).padStart(7)} req/s (${(m.rps / runs.baseline.rps).toFixed(2)}×)  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  server cpu ${fmt(m.serverCpu)}  load cpu ${fmt(m.loadCpu)}  other cpu ≤ ${fmt(m.foreignCpu)}  slices ${m.sliceRps.map((x) => x.toFixed(0)).join(' ')}${m.noisy ? '  (noisy)' : ''}`)
     }
     rounds.push({ runs, noisy: ids.some((id) => runs[id].noisy) })
   }
-  return { scenario, kind: 'load', contenders: def.contenders.filter(wanted), rounds, unavailable: ref.unavailable, reference: ref.reference }
+  return { scenario, kind: 'load', load: generator, contenders: SCENARIOS[scenario].contenders.filter(wanted), rounds, unavailable: ref.unavailable, reference: ref.reference }
 }
 
 /** Seconds of waiting and re-running left in the run (--wait-budget). */
@@ -483,7 +502,7 @@ const results = []
 try {
   for (const scenario of options.scenarios) {
     const kind = SCENARIOS[scenario].kind
-    if (kind === 'load') results.push(await loadScenario(scenario))
+    if (kind === 'load') results.push(...await loadScenario(scenario))
     else if (kind === 'startup') results.push(await startupScenario())
     else results.push(await sessionsScenario())
   }

@@ -442,3 +442,19 @@ export class BadCaller extends Error {
     this.name = 'BadCaller'
   }
 }
+
+/**
+ * A POST body that is valid JSON but refused before it becomes a message: it holds a `__proto__`
+ * or `constructor.prototype` key, or nests deeper than the endpoint reads (http/body.ts). It
+ * carries the id read from the body so that the client can match the error to its request.
+ * Internal.
+ */
+export class RefusedBodyError extends ProtocolError {
+  readonly id: string | number | null
+
+  constructor (message: string, id: string | number | null) {
+    super(-32600, message, 400) // INVALID_REQUEST: the JSON is readable, the message is not one we take
+    this.name = 'RefusedBodyError'
+    this.id = id
+  }
+}

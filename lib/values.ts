@@ -9,6 +9,14 @@ export function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/**
+ * A promise or any thenable, as `await` would wait for: the hot path awaits only these, so a sync
+ * value (a sync tool's, the in-memory store's) costs no turn of the microtask queue.
+ */
+export function isThenable<T> (value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
+}
+
 /** A short description of a JSON value's type for error messages: never echoes the value. */
 export function describe (value: unknown): string {
   if (value === null) return 'null'

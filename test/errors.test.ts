@@ -73,7 +73,7 @@ t.test('errorCodes: exported, frozen, unique, all SAKE_ERR_', async (t) => {
 })
 
 /** The classes of lib/errors.ts that never reach users: refusals the edge turns into answers, a verifier's outcomes. */
-const INTERNAL = new Set(['AccessRefusal', 'TokenRefused', 'VerifierUnavailable', 'BadCaller'])
+const INTERNAL = new Set(['AccessRefusal', 'TokenRefused', 'VerifierUnavailable', 'BadCaller', 'RefusedBodyError'])
 
 t.test('every error class in lib/errors.ts is exported by the package, but the internal ones', async (t) => {
   for (const [name, value] of Object.entries(errors)) {

@@ -21,6 +21,7 @@ import { sendAccepted, sendJson } from './respond.js'
 import { sessionOf } from './sessions.js'
 import { answeredWithError, inSession, outcomeOf } from './tracing.js'
 import { HttpTransport } from './transport.js'
+import { isThenable } from '../values.js'
 
 /** A request of a session, as `readMessage` sorted it. */
 export interface LegacyRequest { readonly id: RequestId, readonly method: string, readonly params: Record<string, unknown> | undefined }
@@ -50,8 +51,14 @@ export interface LegacyChecked {
  * headers: each is checked only when sent, and a mismatch is refused with the same 400 + -32020 as
  * in the modern era.
  */
-export async function checkLegacy (endpoint: Endpoint, request: FastifyRequest, message: Message, sessionId: string): Promise<LegacyChecked> {
-  const session = await sessionOf(endpoint, request, sessionId)
+export function checkLegacy (endpoint: Endpoint, request: FastifyRequest, message: Message, sessionId: string): LegacyChecked | Promise<LegacyChecked> {
+  const session = sessionOf(endpoint, request, sessionId)
+  // sync with a store that answers synchronously (checkPost's caller takes either)
+  if (isThenable(session)) return Promise.resolve(session).then((found) => checkInSession(endpoint, request, message, found))
+  return checkInSession(endpoint, request, message, session)
+}
+
+function checkInSession (endpoint: Endpoint, request: FastifyRequest, message: Message, session: Session): LegacyChecked {
   inSession(request, session)
   if (message.kind !== 'request') return { kind: 'legacy', session, message, target: undefined }
   checkStandardHeaders(request.headers, message.method, message.params, false)

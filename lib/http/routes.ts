@@ -5,12 +5,12 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
-import sjson from 'secure-json-parse'
-import { ProtocolError } from '../errors.js'
-import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, idOf } from '../spec/jsonrpc.js'
+import { ProtocolError, RefusedBodyError } from '../errors.js'
+import { INTERNAL_ERROR, INVALID_REQUEST, idOf } from '../spec/jsonrpc.js'
 import { invalidToken } from '../auth/challenge.js'
 import { authHook, bearerToken, missingFor } from '../auth/hook.js'
-import { emptyBody, sessionNotFound, type Endpoint } from './endpoint.js'
+import { parseBody } from './body.js'
+import { sessionNotFound, type Endpoint } from './endpoint.js'
 import { headerValue } from './headers.js'
 import { originGuard, type OriginPolicy } from './origin.js'
 import { authorizePost, checkPost, handlePost, type Checked } from './post.js'
@@ -132,14 +132,14 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
     config
   })
 
-  // our own parser keeps the parse error's message (Fastify's default drops it) and still
-  // refuses __proto__ / constructor.prototype keys
+  // our own parser keeps the parse error's message (Fastify's default drops it), and refuses
+  // __proto__ / constructor.prototype keys and deep nesting with the body's id (http/body.ts)
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
     try {
-      done(null, sjson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }))
+      done(null, parseBody(body as string))
     } catch (err) {
-      done(body === '' ? emptyBody : new ProtocolError(PARSE_ERROR, `Parse error: ${(err as Error).message}`, 400), undefined)
+      done(err as ProtocolError, undefined)
     }
   })
 
@@ -148,7 +148,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
     const known = error instanceof ProtocolError ? httpError(endpoint, error) : fromFastify(error, request, options)
     if (known !== undefined) {
       answeredWith(request, known)
-      return sendError(reply, idOf(request.body), known)
+      return sendError(reply, error instanceof RefusedBodyError ? error.id : idOf(request.body), known)
     }
     request.log.error({ err: error }, 'fastify-sake: unexpected error on the MCP endpoint')
     answeredWith(request, internalError, error)
@@ -158,13 +158,15 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   app.post(path, { bodyLimit, ...post }, async (request, reply) => {
     endpoint.streams.calls.received(request)
     const checked = (request as CheckedRequest)[kChecked]!
-    if (!hasSpan(request)) return handlePost(endpoint, request, reply, checked)
+    // awaited, not returned: a returned promise costs two more microtask turns
+    if (!hasSpan(request)) return await handlePost(endpoint, request, reply, checked)
     return endpoint.tracing.within(request, async () => handlePost(endpoint, request, reply, checked))
   })
 
   // a 2025 session's GET opens its standalone stream, or resumes one with Last-Event-ID
   // (lib/http/session-streams.ts); without a session there is none to open: 405, as 2026-07-28 asks
-  app.get(path, hooks, async (request, reply) => {
+  // no HEAD twin: a HEAD of a session's stream would open it and never end (HEAD is a 405 below)
+  app.get(path, { ...hooks, exposeHeadRoute: false }, async (request, reply) => {
     const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId === undefined) return methodNotAllowed(reply, 'GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions/listen')
     const session = await findSession(endpoint, request, sessionId)
@@ -192,7 +194,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   // any other method: a 405 naming what the endpoint takes, not the host's 404, which a 2025 client
   // would read as "session gone" (OPTIONS stays free for CORS preflight handlers)
   app.route({
-    method: ['PUT', 'PATCH'],
+    method: ['HEAD', 'PUT', 'PATCH'],
     url: path,
     ...hooks,
     handler: async (request, reply) => methodNotAllowed(reply, `${request.method} is not used by MCP; send JSON-RPC messages with POST`)

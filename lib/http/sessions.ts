@@ -6,6 +6,7 @@ import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 import type { Session } from '../state/session-store.js'
 import { sessionNotFound, type Endpoint } from './endpoint.js'
 import { headerValue } from './headers.js'
+import { isThenable } from '../values.js'
 
 /**
  * The live session `sessionId` names, if the caller may use it: a session opened by another
@@ -13,15 +14,26 @@ import { headerValue } from './headers.js'
  * against hijacking), so it neither exists for them nor ends for its owner.
  */
 export async function findSession (endpoint: Endpoint, request: FastifyRequest, sessionId: string): Promise<Session | undefined> {
-  const session = await endpoint.sessions.get(sessionId)
+  return ownSession(request, sessionId, await endpoint.sessions.get(sessionId))
+}
+
+function ownSession (request: FastifyRequest, sessionId: string, session: Session | undefined): Session | undefined {
   if (session === undefined || session.subject === (request.mcpAuth?.subject)) return session
   request.log.warn({ sessionId, subject: request.mcpAuth?.subject }, 'fastify-sake: a 2025 session was used with the token of another subject than the one that opened it; answered as not found')
   return undefined
 }
 
-/** The session of a POST, with its `MCP-Protocol-Version` checked; 404 or 400 otherwise. */
-export async function sessionOf (endpoint: Endpoint, request: FastifyRequest, sessionId: string): Promise<Session> {
-  const session = await findSession(endpoint, request, sessionId)
+/**
+ * The session of a POST, with its `MCP-Protocol-Version` checked; 404 or 400 otherwise. Sync
+ * when the store answers synchronously (the in-memory one): no promise on a session's hot path.
+ */
+export function sessionOf (endpoint: Endpoint, request: FastifyRequest, sessionId: string): Session | Promise<Session> {
+  const found = endpoint.sessions.get(sessionId)
+  if (isThenable(found)) return Promise.resolve(found).then((session) => fitSession(request, ownSession(request, sessionId, session)))
+  return fitSession(request, ownSession(request, sessionId, found))
+}
+
+function fitSession (request: FastifyRequest, session: Session | undefined): Session {
   if (session === undefined) throw sessionNotFound
   const version = headerValue(request.headers, 'mcp-protocol-version')
   if (version === undefined) {

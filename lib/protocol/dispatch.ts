@@ -58,10 +58,11 @@ const legacy = new Map<string, Method>([
 const tables: Record<Era, Map<string, Method>> = { modern, legacy }
 
 /**
- * Runs a request and returns its result as JSON text, or throws a ProtocolError. An unknown method
+ * Runs a request and returns its result as JSON text, or throws a ProtocolError (callers await it:
+ * not async itself, it hands on the method's own promise, one fewer on every call). An unknown method
  * is HTTP 404 in the modern era; a legacy session keeps 200, since there 404 means "session gone".
  */
-export async function dispatch (server: ServerContext, call: Call): Promise<string> {
+export function dispatch (server: ServerContext, call: Call): string | Promise<string> {
   const method = tables[call.era].get(call.method)
   if (method === undefined) {
     throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method}`, call.era === 'modern' ? 404 : 200)

@@ -11,7 +11,8 @@ const DECLARED = { extensions: { [APPS]: { mimeTypes: [MIME] } } }
 
 let server: Running
 t.before(async () => { server = await startExample() })
-t.teardown(async () => server.stop())
+// `?.`: when the server failed to start, that failure is the one to report
+t.teardown(async () => server?.stop())
 
 /** What every client with the extension must see, whatever its era. */
 function seesApps (t: Test, tools: any[], resources: any[], read: any): void {

@@ -12,7 +12,8 @@ const NAMES = ['add', 'content_showcase', 'count', 'counter', 'create_note', 'ec
 
 let server: Running
 t.before(async () => { server = await startExample() })
-t.teardown(async () => server.stop())
+// `?.`: when the server failed to start, that failure is the one to report
+t.teardown(async () => server?.stop())
 
 /** What every transport and era must do alike: the issue's acceptance, step by step. */
 async function acceptance (t: Test, client: Client, era: 'modern' | 'legacy'): Promise<void> {

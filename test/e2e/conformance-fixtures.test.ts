@@ -9,7 +9,7 @@ let server: Running
 t.before(async () => { server = await startExample({ CONFORMANCE: '1' }) })
 // bounded, as a guard: a socket left open would hold the server's close(); this file tests the
 // fixtures, not shutdown, which example-server.test.ts covers
-t.teardown(async () => { await server.stop({ killAfter: 3000 }) })
+t.teardown(async () => { await server?.stop({ killAfter: 3000 }) })
 
 t.test('fixtures, with the demo tools kept', async (t) => {
   // terminate: the session ends with DELETE before the client closes, or the server's close() waits ~70 s for an idle socket (nodejs/undici#5845)

@@ -9,7 +9,8 @@ t.before(async () => {
   server = await startExample({ AUTH: '1' })
   token = /Sample token \(issues:read issues:write notes:write, acr mfa, valid 1 hour\): ([\w.-]+)/.exec(server.output)![1]
 })
-t.teardown(async () => server.stop())
+// `?.`: when the server failed to start, that failure is the one to report
+t.teardown(async () => server?.stop())
 
 t.test('without a token: 401 naming the metadata, which lists scopes_supported', async (t) => {
   const res = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) })

@@ -6,7 +6,8 @@ import { endSession, legacyClient, modernClient, startExample, type Running } fr
 
 let server: Running
 t.before(async () => { server = await startExample() })
-t.teardown(async () => server.stop())
+// `?.`: when the server failed to start, that failure is the one to report (the last test stops it)
+t.teardown(async () => server?.stop())
 
 t.test('@modelcontextprotocol/client speaks 2026-07-28 to the example server', async (t) => {
   const { client } = await modernClient(t, server.url, { name: 'modern-test', version: '1.0.0' }, {
@@ -125,4 +126,11 @@ t.test('a 2026-07-28 request that declares the tasks extension gets the long-run
     task = await rpc('tasks/get', { taskId: quick.taskId }, quick.taskId)
   }
   t.same(task.result.structuredContent, { counted: 2, cancelled: false })
+})
+
+t.test('SIGTERM: the example server exits by itself, within its one-second grace for open sockets', async (t) => {
+  const started = Date.now()
+  t.equal(await server.stop(), null, 'exited on its own, not killed after 10 s')
+  t.equal(server.child.exitCode, 0)
+  t.ok(Date.now() - started < 10_000)
 })

@@ -94,7 +94,8 @@ export interface Running {
   output: string
   /**
    * Sends SIGTERM and resolves once the process exited, with the signal that ended it (null: it
-   * exited on its own). `killAfter`: SIGKILL if it is still running that many ms later.
+   * exited on its own). `killAfter` (10 s unless given): SIGKILL if it is still running that many
+   * ms later, so a close that hangs shows as 'SIGKILL' rather than as the test file's timeout.
    */
   stop: (options?: { killAfter?: number }) => Promise<NodeJS.Signals | null>
 }
@@ -107,7 +108,8 @@ export async function startExample (env: Record<string, string> = {}): Promise<R
   })
   let buffer = ''
   const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`example server did not start: ${buffer}`)), 15_000)
+    // a minute: it starts in about a second, but a loaded 2-core machine has taken over 15 s
+    const timer = setTimeout(() => reject(new Error(`example server did not start: ${buffer}`)), 60_000)
     child.once('exit', (code) => reject(new Error(`example server exited with ${code}: ${buffer}`)))
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString()
@@ -123,10 +125,10 @@ export async function startExample (env: Record<string, string> = {}): Promise<R
     url,
     child,
     output: buffer,
-    stop: async ({ killAfter } = {}) => {
-      if (child.exitCode !== null) return null
+    stop: async ({ killAfter = 10_000 } = {}) => {
+      if (child.exitCode !== null || child.signalCode !== null) return null
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
-      const timer = killAfter === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfter)
+      const timer = setTimeout(() => child.kill('SIGKILL'), killAfter)
       child.kill('SIGTERM')
       const signal = await exited
       clearTimeout(timer)

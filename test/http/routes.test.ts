@@ -54,15 +54,22 @@ t.test('bad input and HTTP framing, refused before any era (was http/bad-input)'
     t.match(bare.body.error.message, /request body is empty/)
   })
 
-  t.test('prototype-poisoning keys are refused as a parse error', async (t) => {
+  t.test('prototype-poisoning keys and deep nesting are 400 + -32600 with the id (http/body.ts)', async (t) => {
     const proto = await send(app, post('{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"admin":true}}'))
     t.equal(proto.status, 400)
-    t.equal(proto.body.error.code, -32700)
-    t.match(proto.body.error.message, /forbidden prototype property/)
-    const ctor = await send(app, post('{"constructor":{"prototype":{"admin":true}}}'))
+    t.equal(proto.body.error.code, -32600)
+    t.equal(proto.body.id, 1, 'the id is readable, so the client gets it back')
+    t.match(proto.body.error.message, /^Invalid Request: the message holds a "__proto__" or "constructor.prototype" key/)
+    const ctor = await send(app, post('{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"x","arguments":{"constructor":{"prototype":{"admin":true}}}}}'))
     t.equal(ctor.status, 400)
-    t.equal(ctor.body.error.code, -32700)
-    t.match(ctor.body.error.message, /forbidden prototype property/)
+    t.equal(ctor.body.error.code, -32600)
+    t.equal(ctor.body.id, 'c')
+    const deep = await send(app, post(`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`))
+    t.equal(deep.status, 400)
+    t.equal(deep.body.error.code, -32600)
+    t.equal(deep.body.id, 9)
+    t.match(deep.body.error.message, /^Invalid Request: the message nests objects and arrays more than 64 levels deep/)
+    t.equal(({} as any).admin, undefined, 'nothing reached Object.prototype')
   })
 
   t.test('a JSON value that is not a JSON-RPC message is 400 + -32600', async (t) => {
@@ -225,10 +232,14 @@ t.test('GET, HEAD, DELETE, PUT and PATCH (was http/get-delete)', async (t) => {
     t.match(res.body.error.message, /^Session not found: it ended or expired; send initialize to start a new session/)
   })
 
-  t.test('HEAD follows GET', async (t) => {
-    const res = await app.inject({ method: 'HEAD', url: '/mcp' })
-    t.equal(res.statusCode, 405)
-    t.equal(res.headers.allow, 'POST, DELETE')
+  t.test('HEAD is 405 at once, with or without a session (it never opens a session\'s stream)', async (t) => {
+    const session = await openSession(app)
+    for (const headers of [{}, { 'mcp-session-id': session, accept: 'text/event-stream' }]) {
+      const res = await app.inject({ method: 'HEAD', url: '/mcp', headers })
+      t.equal(res.statusCode, 405)
+      t.equal(res.headers.allow, 'POST, DELETE')
+      t.equal(res.body, '', 'no body to a HEAD')
+    }
   })
 
   t.test('DELETE without a session is 405 with Allow', async (t) => {

@@ -30,6 +30,19 @@ export interface Asker {
   invalid (key: string, method: InputMethod, problem: string): never
 }
 
+/**
+ * A 2025 question, asked once per key: the first `ask` sends it, a later one with the same key
+ * (a handler asking again) gets the same answer. Both 2025 askers keep `asked` per call.
+ */
+export function askOnce (asked: Map<string, Promise<unknown>>, key: string, send: () => Promise<unknown>): Promise<unknown> {
+  let answer = asked.get(key)
+  if (answer === undefined) {
+    answer = send()
+    asked.set(key, answer)
+  }
+  return answer
+}
+
 /** Thrown through the handler when a 2026-07-28 question is unanswered; never an Error, never logged. */
 export class InputRequiredSignal {
   readonly key: string

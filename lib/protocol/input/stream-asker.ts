@@ -6,7 +6,7 @@ import { ClientInputError } from '../../errors.js'
 import { META_INPUT_KEY } from '../../spec/meta-keys.js'
 import { isObject } from '../../values.js'
 import type { Call } from '../call.js'
-import type { Asker, InputMethod, InputRequest } from './asker.js'
+import { askOnce, type Asker, type InputMethod, type InputRequest } from './asker.js'
 
 /** What a 2025 answer that names no key is taken to answer: the question its JSON-RPC id names. */
 export const LEGACY_KEY = 'legacy'
@@ -18,12 +18,7 @@ export class StreamAsker implements Asker {
   constructor (private readonly call: Call, private readonly timeout: number, private readonly signal: () => AbortSignal) {}
 
   async ask (key: string, request: InputRequest): Promise<unknown> {
-    let answer = this.asked.get(key)
-    if (answer === undefined) {
-      answer = this.send(key, request)
-      this.asked.set(key, answer)
-    }
-    return answer
+    return askOnce(this.asked, key, async () => this.send(key, request))
   }
 
   private async send (key: string, request: InputRequest): Promise<unknown> {

@@ -2,7 +2,7 @@
 import { AccessRefusal, ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
 import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
-import { describe } from '../../values.js'
+import { describe, isThenable } from '../../values.js'
 import { explain } from '../../define/messages.js'
 import { errorResult, payloadOf, shape, unwrap, type CallToolResult } from '../../define/result.js'
 import type { CompiledTool } from '../../define/tool.js'
@@ -205,7 +205,9 @@ async function prepareStep (tool: CompiledTool, args: Record<string, unknown>, c
 async function execute (tool: CompiledTool, input: unknown, call: Call, ctx: CallContext): Promise<CallToolResult> {
   let returned: unknown
   try {
-    returned = await tool.definition.execute(input, ctx)
+    returned = tool.definition.execute(input, ctx)
+    // a sync tool's value needs no turn of the microtask queue
+    if (isThenable(returned)) returned = await returned
   } catch (err) {
     return thrown(tool, err, call, ctx)
   }

@@ -9,7 +9,7 @@ import { ClientInputError } from '../../errors.js'
 import { META_INPUT_KEY, META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { TERMINAL, type TaskQuestion, type TaskRecord } from '../../state/task-store.js'
 import type { Call, Channel } from '../call.js'
-import type { Asker, InputMethod, InputRequest } from '../input/asker.js'
+import { askOnce, type Asker, type InputMethod, type InputRequest } from '../input/asker.js'
 import { TaskEnded, TooManyQuestions, type Tasks } from './lifecycle.js'
 
 /** The asker of a handler running as a task: one question per key, answered through the task. */
@@ -19,12 +19,7 @@ export class TaskAsker implements Asker {
   constructor (private readonly tasks: Tasks, private readonly taskId: string, private readonly signal: AbortSignal) {}
 
   ask (key: string, request: InputRequest): Promise<unknown> {
-    let answer = this.asked.get(key)
-    if (answer === undefined) {
-      answer = this.send(key, request)
-      this.asked.set(key, answer)
-    }
-    return answer
+    return askOnce(this.asked, key, async () => this.send(key, request))
   }
 
   private async send (key: string, request: InputRequest): Promise<unknown> {
