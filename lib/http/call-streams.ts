@@ -35,6 +35,13 @@ export class CallStreams {
   readonly requests = new ClientRequests()
   /** The resumable stream answered last on each connection, until the client is seen to have read it. */
   private readonly answeredOn = new WeakMap<object, string>()
+  /**
+   * Resumable stream ids are this random prefix and a counter: unique across the instances of a
+   * fleet without a random draw per stream (they need no secrecy: a Last-Event-ID is only replayed
+   * to the session whose id starts its stream id).
+   */
+  private readonly streamPrefix = randomBytes(9).toString('base64url')
+  private streamCount = 0
   private readonly unsubscribe: () => void
 
   constructor (private readonly bus: Bus, private readonly events: EventStore, private readonly sse: SseOptions) {
@@ -104,7 +111,7 @@ export class CallStreams {
       const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
       return { stream, resumable: false, finish: (answer) => stream.finish(answer, noop) }
     }
-    const streamId = `${call.sessionId!}/${randomBytes(9).toString('base64url')}`
+    const streamId = `${call.sessionId!}/${this.streamPrefix}${(this.streamCount++).toString(36)}`
     const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true, questions)
     this.live.set(streamId, stream)
     stream.outbox.push('') // the priming event: an id to resume from before anything else is sent

@@ -21,7 +21,7 @@ export interface Replay {
 /**
  * - `append` stores one message at the end of a stream and returns its event id. The id must be
  *   unique across every stream of the server and must let `replay` find the stream again (the
- *   default is `<streamId>:<n>`). Stream ids are made by the server: `<sessionId>/<random>` for a
+ *   default is `<streamId>:<n>`). Stream ids are made by the server: `<sessionId>/<prefix><n>` for a
  *   POST response, `<sessionId>/get` for a session's GET stream. Appends to one stream arrive in
  *   order and one at a time.
  * - `replay` returns the stream an event id belongs to and the events after it, or undefined when
