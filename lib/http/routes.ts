@@ -156,6 +156,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   })
 
   app.post(path, { bodyLimit, ...post }, async (request, reply) => {
+    endpoint.streams.calls.received(request)
     const checked = (request as CheckedRequest)[kChecked]!
     // awaited, not returned: a returned promise costs two more microtask turns
     if (!hasSpan(request)) return await handlePost(endpoint, request, reply, checked)
