@@ -276,15 +276,15 @@ function resolveRedis (value: unknown): RedisOption | undefined {
 }
 
 /** A store or bus the user passed in, checked now: a missing method would otherwise fail on first use. */
-function implementation<T> (value: unknown, option: string, contract: string, methods: readonly string[]): T | undefined {
+function implementation<T> (value: unknown, option: string, contract: string, methods: readonly string[], optional: readonly string[] = ['close']): T | undefined {
   if (value === undefined) return undefined
   if (typeof value === 'function') fail(option, `a ${contract} instance (new MyStore()), not a class or a function`, value)
   if (!isObject(value)) fail(option, `a ${contract} object with ${methods.join(', ')} methods`, value)
-  for (const method of [...methods, 'close']) {
+  for (const method of [...methods, ...optional]) {
     const member = value[method]
-    if (typeof member === 'function' || (member === undefined && method === 'close')) continue
+    if (typeof member === 'function' || (member === undefined && optional.includes(method))) continue
     const problem = member === undefined ? 'is missing' : `is not a function (got ${got(member)})`
-    throw new SakeOptionError(`fastify-sake: option '${option}' must implement ${contract} (${methods.join(', ')} and optionally close): its '${method}' method ${problem}`)
+    throw new SakeOptionError(`fastify-sake: option '${option}' must implement ${contract} (${methods.join(', ')} and optionally ${optional.join(', ')}): its '${method}' method ${problem}`)
   }
   return value as T
 }
@@ -386,7 +386,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     }),
     bus: implementation<Bus>(input.bus, 'bus', 'Bus', BUS_METHODS),
     events: Object.freeze({
-      store: implementation<EventStore>(events.store, 'events.store', 'EventStore', EVENT_STORE_METHODS),
+      store: implementation<EventStore>(events.store, 'events.store', 'EventStore', EVENT_STORE_METHODS, ['delete', 'close']),
       maxPerStream: integer(events, 'maxPerStream', 1, defaults.maxEventsPerStream, 'events', 'events.maxPerStream'),
       maxEvents: integer(events, 'maxEvents', 1, defaults.maxEvents, 'events', 'events.maxEvents'),
       idleTimeout: integer(events, 'idleTimeout', 1, defaults.eventIdleTimeout, 'milliseconds', 'events.idleTimeout')

@@ -33,6 +33,15 @@ export class CallStreams {
   readonly live = new Map<string, ResponseStream>()
   /** Questions asked of 2025 clients, waiting for their answers. */
   readonly requests = new ClientRequests()
+  /** The resumable stream answered last on each connection, until the client is seen to have read it. */
+  private readonly answeredOn = new WeakMap<object, string>()
+  /**
+   * Resumable stream ids are this random prefix and a counter: unique across the instances of a
+   * fleet without a random draw per stream (they need no secrecy: a Last-Event-ID is only replayed
+   * to the session whose id starts its stream id).
+   */
+  private readonly streamPrefix = randomBytes(9).toString('base64url')
+  private streamCount = 0
   private readonly unsubscribe: () => void
 
   constructor (private readonly bus: Bus, private readonly events: EventStore, private readonly sse: SseOptions) {
@@ -102,11 +111,39 @@ export class CallStreams {
       const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
       return { stream, resumable: false, finish: (answer) => stream.finish(answer, noop) }
     }
-    const streamId = `${call.sessionId!}/${randomBytes(9).toString('base64url')}`
+    const streamId = `${call.sessionId!}/${this.streamPrefix}${(this.streamCount++).toString(36)}`
     const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true, questions)
     this.live.set(streamId, stream)
     stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
-    return { stream, resumable: true, finish: (answer) => stream.finish(answer, () => this.live.delete(streamId)) }
+    return {
+      stream,
+      resumable: true,
+      finish: (answer) => stream.finish(answer, (delivered) => {
+        this.live.delete(streamId)
+        if (delivered?.socket != null) this.answeredOn.set(delivered.socket, streamId)
+      })
+    }
+  }
+
+  /**
+   * A request arrived on its connection. An HTTP/1.1 client sends its next request on a connection only
+   * once it has read the previous response whole, so the resumable stream answered last there will
+   * not be resumed: the store may drop its events now rather than hold them to its bounds (under
+   * load, that is what crowded out streams a client could still resume; docs/architecture.md).
+   * HTTP/2 gives every request a socket object of its own, so nothing is dropped there.
+   */
+  received (request: FastifyRequest): void {
+    const socket = request.raw.socket
+    const streamId = this.answeredOn.get(socket)
+    if (streamId === undefined) return
+    this.answeredOn.delete(socket)
+    const failed = (err: unknown): void => request.log.error({ err }, 'fastify-sake: the event store failed to delete a stream its client had read')
+    try {
+      const deleted = this.events.delete?.(streamId)
+      if (deleted instanceof Promise) deleted.catch(failed)
+    } catch (err) {
+      failed(err)
+    }
   }
 
   /** The server is closing: no more answers from the bus, and questions still waiting end now. */

@@ -3,6 +3,8 @@
  * connection. With one (a 2025-11-25 session's resumable stream), every message is appended first,
  * in order and one at a time, and then written with its event id to whatever connection is
  * attached at that moment, if any: a client that reconnects with `Last-Event-ID` is attached anew.
+ * A store that answers at once (the in-memory one) is written through when nothing waits before
+ * the message; otherwise messages and steps wait their turn on one promise chain.
  */
 import type { Logger } from '../spec/types.js'
 import type { EventStore } from '../state/event-store.js'
@@ -13,6 +15,8 @@ export class Outbox {
   /** The id of the newest message appended. */
   lastId: string | undefined
   private tail: Promise<void> = Promise.resolve()
+  /** Steps on `tail` not yet run: a message may only be written through while there are none. */
+  private queued = 0
   /** Ids a resumed connection already received by replay. */
   private sent: Set<string> | undefined
 
@@ -31,27 +35,52 @@ export class Outbox {
   /** Queues one message (`''`: the priming event); false when it can no longer reach the client. */
   push (message: string): boolean {
     if (this.store === undefined) return this.conn?.send(message) ?? false
-    const store = this.store
-    this.then(async () => {
-      let id: string
-      try {
-        id = await store.append(this.streamId, message)
-      } catch (err) {
-        // the message still goes out, without an id: it just cannot be replayed
-        this.log.error({ err }, 'fastify-sake: the event store failed to append an SSE event')
-        if (message !== '') this.conn?.send(message)
-        return
-      }
-      this.lastId = id
-      if (this.sent?.has(id) === true) return
-      if (message === '') this.conn?.prime(id)
-      else this.conn?.send(message, id)
-    })
+    if (this.queued > 0) {
+      this.then(async () => { this.deliver(message, await this.append(message)) })
+      return true
+    }
+    const id = this.append(message)
+    if (id instanceof Promise) this.then(async () => { this.deliver(message, await id) })
+    else this.deliver(message, id)
     return true
+  }
+
+  /** Appends one message; undefined when the store failed (logged). */
+  private append (message: string): string | undefined | Promise<string | undefined> {
+    try {
+      const id = this.store!.append(this.streamId, message)
+      return id instanceof Promise ? id.catch((err: unknown) => this.failed(err)) : id
+    } catch (err) {
+      return this.failed(err)
+    }
+  }
+
+  private failed (err: unknown): undefined {
+    this.log.error({ err }, 'fastify-sake: the event store failed to append an SSE event')
+    return undefined
+  }
+
+  private deliver (message: string, id: string | undefined): void {
+    // a message the store failed to keep still goes out, without an id: it just cannot be replayed
+    if (id === undefined) {
+      if (message !== '') this.conn?.send(message)
+      return
+    }
+    this.lastId = id
+    if (this.sent?.has(id) === true) return
+    if (message === '') this.conn?.prime(id)
+    else this.conn?.send(message, id)
   }
 
   /** Runs `step` after every message queued so far. */
   then (step: () => void | Promise<void>): void {
-    this.tail = this.tail.then(step)
+    this.queued++
+    this.tail = this.tail.then(async () => {
+      try {
+        await step()
+      } finally {
+        this.queued--
+      }
+    })
   }
 }

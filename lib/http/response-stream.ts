@@ -8,6 +8,7 @@ import type { ClientAnswer } from '../spec/types.js'
 import type { Channel, ClientRequestOptions } from '../protocol/call.js'
 import type { ClientRequests } from './client-requests.js'
 import type { Outbox } from './outbox.js'
+import type { SseConnection } from './sse.js'
 
 /** Where a 2025 call's stream sends its questions: the session, and the questions waiting for answers. */
 export interface Questions {
@@ -44,15 +45,19 @@ export class ResponseStream implements Channel {
     })
   }
 
-  /** Sends the answer and ends the stream; `done` runs once the end is written. */
-  finish (answer: string, done: () => void): void {
+  /**
+   * Sends the answer and ends the stream; `done` runs once the end is written, with the connection
+   * that carried the answer (none when no client was attached to receive it).
+   */
+  finish (answer: string, done: (delivered: SseConnection | undefined) => void): void {
     this.finished = true
     // a question still open (a handler that stopped waiting for it) can no longer matter
     if (this.asked.size > 0) this.questions!.requests.cancel(this.asked, 'the call answered')
     this.outbox.push(answer)
     this.outbox.then(() => {
-      this.outbox.conn?.end()
-      done()
+      const conn = this.outbox.conn
+      conn?.end()
+      done(conn)
     })
   }
 }

@@ -159,6 +159,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   // not async: an answer sent in the handler's turn (a 2025 call of a sync tool) returns nothing,
   // and Fastify awaits only a promise (returning the sent reply itself would make Fastify send it again)
   app.post(path, { bodyLimit, ...post }, (request, reply) => {
+    endpoint.streams.calls.received(request)
     const checked = (request as CheckedRequest)[kChecked]!
     if (hasSpan(request)) return endpoint.tracing.within(request, async () => handlePost(endpoint, request, reply, checked))
     const answer = handlePost(endpoint, request, reply, checked)

@@ -21,10 +21,13 @@ export class SseConnection {
   /** True from the constructor's `cork()` until its one `uncork()` (on `setImmediate`, or in `end`). */
   private corked = false
   private readonly closeListeners: Array<() => void> = []
+  /** The connection's socket, kept: Node lets go of it once the response has finished. */
+  readonly socket: object | null
 
   constructor (reply: FastifyReply, options: SseOptions) {
     this.reply = reply
     const raw = reply.raw
+    this.socket = raw.socket
     const headers: Record<string, number | string | string[] | undefined> = { ...reply.getHeaders() }
     delete headers['content-length']
     headers['content-type'] = 'text/event-stream'

@@ -21,18 +21,22 @@ export interface Replay {
 /**
  * - `append` stores one message at the end of a stream and returns its event id. The id must be
  *   unique across every stream of the server and must let `replay` find the stream again (the
- *   default is `<streamId>:<n>`). Stream ids are made by the server: `<sessionId>/<random>` for a
+ *   default is `<streamId>:<n>`). Stream ids are made by the server: `<sessionId>/<prefix><n>` for a
  *   POST response, `<sessionId>/get` for a session's GET stream. Appends to one stream arrive in
  *   order and one at a time.
  * - `replay` returns the stream an event id belongs to and the events after it, or undefined when
  *   the id is unknown or its stream expired.
+ * - `delete` (optional) is called once the client has read a stream whole (its answer included):
+ *   no `Last-Event-ID` will ask for it again, so its events may go at once instead of at the
+ *   store's bounds. A store without it keeps them until they expire.
  * - `close` (optional) releases timers and connections when the server closes.
  *
- * Either method may return a value or a promise of one.
+ * Every method may return a value or a promise of one.
  */
 export interface EventStore {
   append (streamId: string, message: string): string | Promise<string>
   replay (eventId: string): Replay | undefined | Promise<Replay | undefined>
+  delete? (streamId: string): void | Promise<void>
   close? (): void | Promise<void>
 }
 

@@ -129,6 +129,12 @@ export class MemoryEventStore implements EventStore {
     this.count -= stream.events.length
   }
 
+  /** Forgets a stream its client has read whole (see `EventStore.delete`). */
+  delete (streamId: string): void {
+    const stream = this.streams.get(streamId)
+    if (stream !== undefined) this.remove(stream)
+  }
+
   /** Drops every stream idle for longer than the timeout. */
   sweep (): void {
     const limit = this.now() - this.options.idleTimeout

@@ -1,7 +1,12 @@
 // Errors inside a streamed answer: a protocol error and an unexpected one both end the stream as
-// the call's JSON-RPC error, after whatever was already sent.
+// the call's JSON-RPC error, after whatever was already sent. A resumable stream its client read
+// whole leaves the event store at the client's next request on that connection.
+import { Agent, request } from 'node:http'
 import t from 'tap'
-import { build } from '../helpers/app.js'
+import { MemoryEventStore, type EventStore } from '../../lib/index.js'
+import { build, listen, until } from '../helpers/app.js'
+import { captureLog } from '../helpers/logs.js'
+import { legacyPost, sessionOn } from '../helpers/network.js'
 import { modernRequest } from '../helpers/requests.js'
 import { sseMessage } from '../helpers/sse.js'
 
@@ -36,4 +41,89 @@ t.test('an unexpected failure in a streamed call is -32603, logged, with no deta
   t.same(answer.error, { code: -32603, message: 'Internal error' })
   t.notMatch(res.body, /log sink down/)
   t.ok(lines.some((line) => line.msg === 'fastify-sake: unexpected error while streaming a response' && line.err.message === 'log sink down'))
+})
+
+/** POSTs on one kept-alive connection (an agent of one socket): the status and the whole body. */
+function keptAlive (url: string, sessionId: string): { post: (body: unknown) => Promise<{ status: number, body: string }>, close: () => void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }
+  return {
+    post: async (body) => new Promise((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers, agent }, (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => { text += chunk })
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      })
+      req.on('error', reject)
+      req.end(JSON.stringify(body))
+    }),
+    close: () => agent.destroy()
+  }
+}
+
+const firstId = (body: string): string => /^id: (.+)$/m.exec(body)![1]!
+
+t.test('a 2025-11-25 stream its client read whole leaves the event store at the next request on that connection', async (t) => {
+  const store = new MemoryEventStore({ maxPerStream: 100, maxEvents: 1000, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  const deleted: string[] = []
+  const events: EventStore = {
+    append: (streamId, message) => store.append(streamId, message),
+    replay: (id) => store.replay(id),
+    delete: (streamId) => { deleted.push(streamId); store.delete(streamId) }
+  }
+  const app = await build({ keepAlive: 0, events: { store: events } })
+  app.registerTool({ name: 'steps', stream: true, execute: () => 'done' })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url)
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps' } }
+  const conn = keptAlive(url, sid)
+  t.teardown(conn.close)
+  const first = await conn.post(call)
+  const id = firstId(first.body)
+  t.ok(store.replay(id), 'answered, and kept: the client may not have read it all yet')
+  const second = await conn.post({ ...call, id: 2 })
+  t.equal(store.replay(id), undefined, 'the next request on the connection says the client read it whole: gone')
+  t.same(deleted, [id.slice(0, id.lastIndexOf(':'))])
+  await conn.post({ jsonrpc: '2.0', id: 3, method: 'ping' })
+  t.equal(store.replay(firstId(second.body)), undefined, 'any request on the connection says so, a ping too')
+  t.equal(store.size, 0)
+  // a connection that closes after the answer says nothing: the stream stays for Last-Event-ID
+  const alone = await legacyPost(url, sid, '2025-11-25', { ...call, id: 4 })
+  const kept = (await alone.rest())[0]!.id!
+  await conn.post({ jsonrpc: '2.0', id: 5, method: 'ping' })
+  t.ok(store.replay(kept), 'kept')
+  t.equal(deleted.length, 2)
+})
+
+t.test('an event store failing to delete a read stream is logged; the request goes on', async (t) => {
+  const log = captureLog({ level: 'error' })
+  const store = new MemoryEventStore({ maxPerStream: 100, maxEvents: 1000, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  let calls = 0
+  const events: EventStore = {
+    append: (streamId, message) => store.append(streamId, message),
+    replay: (id) => store.replay(id),
+    delete: (): Promise<void> => {
+      // the first failure is thrown at once, the second comes later
+      if (++calls === 1) throw new Error('store down now')
+      return Promise.reject(new Error('store down later'))
+    }
+  }
+  const app = await build({ keepAlive: 0, events: { store: events } }, { logger: log.logger })
+  app.registerTool({ name: 'steps', stream: true, execute: () => 'done' })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url)
+  const conn = keptAlive(url, sid)
+  t.teardown(conn.close)
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps' } }
+  await conn.post(call)
+  t.match((await conn.post({ ...call, id: 2 })).body, /"result"/)
+  t.equal((await conn.post({ jsonrpc: '2.0', id: 3, method: 'ping' })).status, 200)
+  await until(() => log.errors().length === 2)
+  t.same(log.errors().map((line) => [line.msg, (line.err as any).message]), [
+    ['fastify-sake: the event store failed to delete a stream its client had read', 'store down now'],
+    ['fastify-sake: the event store failed to delete a stream its client had read', 'store down later']
+  ])
 })

@@ -1,5 +1,6 @@
 // MemoryEventStore, the default event store: ids per stream, replay after an id, the per-stream and
-// total bounds (least recently used stream first), and idle expiry on replay, by sweep and on its timer.
+// total bounds (least recently used stream first), idle expiry on replay, by sweep and on its timer,
+// and delete.
 import t from 'tap'
 import { MemoryEventStore } from '../../lib/state/memory-event-store.js'
 
@@ -86,4 +87,23 @@ t.test('MemoryEventStore without a clock uses Date.now and sweeps on an unref\'d
   t.equal(store.size, 0)
   store.close()
   t.equal(cleared().length, 1, 'close stops the timer')
+})
+
+t.test('MemoryEventStore.delete forgets a stream at once; an unknown one is nothing', async (t) => {
+  const store = new MemoryEventStore({ maxPerStream: 10, maxEvents: 10, idleTimeout: 100 })
+  t.teardown(() => store.close())
+  store.append('a', '')
+  store.append('a', 'a1')
+  const b0 = store.append('b', 'b0')
+  store.delete('a')
+  t.equal(store.replay('a:0'), undefined)
+  t.equal(store.size, 1)
+  store.delete('a')
+  store.delete('never')
+  t.same(store.replay(b0), { streamId: 'b', events: [] }, 'the others untouched')
+  store.append('c', 'c0')
+  store.delete('c') // the newest, then the oldest: the list stays whole
+  store.delete('b')
+  store.append('d', 'd0')
+  t.equal(store.size, 1)
 })
