@@ -68,20 +68,27 @@ function checkInSession (endpoint: Endpoint, request: FastifyRequest, message: M
 }
 
 /** Answers a checked message of a 2025 session: 202 for a notification or a response, else the request's answer. */
-export async function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: LegacyChecked): Promise<FastifyReply> {
+export function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: LegacyChecked): FastifyReply | Promise<FastifyReply> {
   const { session, message, target } = checked
-  if (message.kind === 'response') {
-    await endpoint.streams.calls.answered(session.id, message.id, answerOf(message.result, message.error), request.log as unknown as Logger)
-    return sendAccepted(reply)
-  }
-  if (message.kind === 'notification') {
-    await notify(endpoint, session, message.method, message.params)
-    return sendAccepted(reply)
-  }
+  if (message.kind === 'response') return answered(endpoint, request, reply, session, message)
+  if (message.kind === 'notification') return notified(endpoint, reply, session, message)
   const call = legacyCall(endpoint, request, reply, session, message, target, outcomeOf(request))
   if (answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
   if (mayAsk(request, call)) return answerDeferred(endpoint, request, reply, call)
-  return sendJson(reply, 200, await legacyAnswer(endpoint, call, true))
+  const answer = legacyAnswer(endpoint, call, true)
+  // a sync tool's answer is sent in the same turn: no promise on the hot path
+  if (isThenable(answer)) return Promise.resolve(answer).then((json) => sendJson(reply, 200, json))
+  return sendJson(reply, 200, answer)
+}
+
+async function answered (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: Message & { kind: 'response' }): Promise<FastifyReply> {
+  await endpoint.streams.calls.answered(session.id, message.id, answerOf(message.result, message.error), request.log as unknown as Logger)
+  return sendAccepted(reply)
+}
+
+async function notified (endpoint: Endpoint, reply: FastifyReply, session: Session, message: Message & { kind: 'notification' }): Promise<FastifyReply> {
+  await notify(endpoint, session, message.method, message.params)
+  return sendAccepted(reply)
 }
 
 export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, message: LegacyRequest, target: Target | undefined, outcome: CallOutcome | undefined): Call {
@@ -119,18 +126,27 @@ export async function notify (endpoint: Endpoint, session: Session, method: stri
  * each item has its own; none of them can set the HTTP status). `alone`: the only message of its
  * POST, whose refusal by authorization keeps its HTTP status and challenge.
  */
-export async function legacyAnswer (endpoint: Endpoint, call: Call, alone = false): Promise<string> {
+export function legacyAnswer (endpoint: Endpoint, call: Call, alone = false): string | Promise<string> {
+  let answer: string | Promise<string>
   try {
     if (call.method === 'initialize') {
       throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
     }
-    return resultText(call.id, await dispatch(endpoint.server, call))
+    answer = dispatch(endpoint.server, call)
   } catch (err) {
-    /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
-    if (!(err instanceof ProtocolError)) throw err
-    // a refusal by authorization needs its status and challenge, which a message alone can have
-    if (alone && err instanceof AccessRefusal) throw err
-    answeredWithError(call, err)
-    return JSON.stringify(errorBody(call.id, err))
+    return refused(call, err, alone)
   }
+  // sync when the method is (a sync tool): the answer in the same turn
+  if (isThenable(answer)) return Promise.resolve(answer).then((result) => resultText(call.id, result), (err: unknown) => refused(call, err, alone))
+  return resultText(call.id, answer)
+}
+
+/** A request's failure as its JSON-RPC error; an authorization refusal of a message alone is thrown, to keep its status and challenge. */
+function refused (call: Call, err: unknown, alone: boolean): string {
+  /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
+  if (!(err instanceof ProtocolError)) throw err
+  // a refusal by authorization needs its status and challenge, which a message alone can have
+  if (alone && err instanceof AccessRefusal) throw err
+  answeredWithError(call, err)
+  return JSON.stringify(errorBody(call.id, err))
 }

@@ -18,6 +18,7 @@ import { checkStandardHeaders, checkToolHeaders, checkVersionHeader } from './he
 import { sendJson } from './respond.js'
 import { outcomeOf } from './tracing.js'
 import { HttpTransport } from './transport.js'
+import { isThenable } from '../values.js'
 
 /** A 2026-07-28 request that passed its checks: what `answerModern` answers. */
 export interface ModernChecked {
@@ -50,8 +51,8 @@ export function checkModern (endpoint: Endpoint, request: FastifyRequest, messag
   return { kind: 'modern', message, meta, target }
 }
 
-/** Answers a checked 2026-07-28 request: JSON, an event stream, or a listen. */
-export async function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked): Promise<FastifyReply> {
+/** Answers a checked 2026-07-28 request: JSON, an event stream, or a listen. Sync when the method is (a list, a sync tool). */
+export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked): FastifyReply | Promise<FastifyReply> {
   const { message, meta, target } = checked
   const call: Call = {
     era: 'modern',
@@ -68,8 +69,12 @@ export async function answerModern (endpoint: Endpoint, request: FastifyRequest,
     outcome: outcomeOf(request)
   }
   if (answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
-  if (call.method === 'subscriptions/listen') {
-    return endpoint.streams.listens.listen(request, reply, call, await listenFilter(endpoint.server, call), endpoint.server.tasks.store)
-  }
-  return sendJson(reply, 200, resultText(call.id, await dispatch(endpoint.server, call)))
+  if (call.method === 'subscriptions/listen') return listen(endpoint, request, reply, call)
+  const result = dispatch(endpoint.server, call)
+  if (isThenable(result)) return Promise.resolve(result).then((json) => sendJson(reply, 200, resultText(call.id, json)))
+  return sendJson(reply, 200, resultText(call.id, result))
+}
+
+async function listen (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
+  return endpoint.streams.listens.listen(request, reply, call, await listenFilter(endpoint.server, call), endpoint.server.tasks.store)
 }

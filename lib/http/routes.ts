@@ -155,12 +155,17 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
     return sendError(reply, idOf(request.body), internalError)
   })
 
-  app.post(path, { bodyLimit, ...post }, async (request, reply) => {
+  // not async: an answer sent in the handler's turn (a sync tool, a list) returns nothing, and only
+  // a real promise is handed on. A sent reply is thenable too, but never returned: Fastify would
+  // wait for the response to finish before it counts the handler done (@fastify/otel's handler
+  // span then ends late), and a returned reply is sent again
+  app.post(path, { bodyLimit, ...post }, (request, reply) => {
     endpoint.streams.calls.received(request)
     const checked = (request as CheckedRequest)[kChecked]!
-    // awaited, not returned: a returned promise costs two more microtask turns
-    if (!hasSpan(request)) return await handlePost(endpoint, request, reply, checked)
-    return endpoint.tracing.within(request, async () => handlePost(endpoint, request, reply, checked))
+    const answer = hasSpan(request)
+      ? endpoint.tracing.within(request, () => handlePost(endpoint, request, reply, checked))
+      : handlePost(endpoint, request, reply, checked)
+    return answer instanceof Promise ? answer : undefined
   })
 
   // a 2025 session's GET opens its standalone stream, or resumes one with Last-Event-ID

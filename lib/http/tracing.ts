@@ -149,8 +149,11 @@ export class Tracing {
     channel.end.publish(trace)
   }
 
-  /** Runs the POST route's handler inside its message's span, so that a tool's own spans are its children. */
-  async within<T> (request: FastifyRequest, handler: () => Promise<T>): Promise<T> {
+  /**
+   * Runs the POST route's handler inside its message's span, so that a tool's own spans are its
+   * children. Returns what the handler returns, sync or not (an answer sent in its turn stays so).
+   */
+  within<T> (request: FastifyRequest, handler: () => T): T {
     return this.spans!.within((request as TracedRequest)[kTraced]!.span!, handler)
   }
 
@@ -291,7 +294,7 @@ export class Spans {
   }
 
   /** Runs `fn` with the span as the active one. */
-  async within<T> (started: StartedSpan, fn: () => Promise<T>): Promise<T> {
+  within<T> (started: StartedSpan, fn: () => T): T {
     return this.api.context.with(started.context, fn)
   }
 

@@ -75,7 +75,7 @@ function internalFailure (tool: CompiledTool): CallToolResult {
  * sends no arguments object is a protocol error; whatever goes wrong after that is the tool's
  * failure, answered as a result with `isError: true`.
  */
-export async function callTool (server: ServerContext, call: Call): Promise<string> {
+export function callTool (server: ServerContext, call: Call): string | Promise<string> {
   const { input } = server
   const tool = toolOf(call)
   if (tool.appOnly && !declaresApps(call.client)) throw appOnlyRefusal(tool, call.era)
@@ -84,35 +84,56 @@ export async function callTool (server: ServerContext, call: Call): Promise<stri
   const ttl = tool.task !== undefined || call.params.task !== undefined ? taskTtl(server, call, tool) : undefined
   const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
   const ctx = new CallContext(call, tool.logBindings, input, retry)
+  if (ttl !== undefined) return callAsTask(server, call, tool, args, ttl, ctx)
+  let result: CallToolResult | Promise<CallToolResult>
   try {
-    let result: CallToolResult
-    if (ttl === undefined) {
-      result = await run(tool, args, call, ctx)
-    } else {
-      // a task tool's `prepare` runs here, in the request: its questions travel with the request
-      // (multi round-trip in 2026-07-28, this request's stream in 2025), and what it decides
-      // comes before any task exists
-      const step = await prepareStep(tool, args, call, ctx)
-      if (!(step instanceof Stop)) return await startTask(server, call, ttl, (signal, taskId) => runTask(server, call, tool, step, signal, taskId))
-      // a 2025 client asked a task and gets one, already failed; 2026-07-28 may answer a task tool inline
-      if (call.era === 'legacy') return await startTask(server, call, ttl, async () => outcomeOf(server, call, tool, step.result))
-      result = step.result
-    }
+    result = run(tool, args, call, ctx)
+  } catch (err) {
+    return failed(server, call, tool, ctx, err)
+  }
+  // a sync tool is answered in the same turn: no promise between the request and its answer
+  if (isThenable(result)) return result.then((value) => settle(server, call, tool, ctx, value), (err: unknown) => failed(server, call, tool, ctx, err))
+  return settle(server, call, tool, ctx, result)
+}
+
+/** A task tool, or a call asking for a task: the task is created in the request. */
+async function callAsTask (server: ServerContext, call: Call, tool: CompiledTool, args: Record<string, unknown>, ttl: number, ctx: CallContext): Promise<string> {
+  try {
+    // a task tool's `prepare` runs here, in the request: its questions travel with the request
+    // (multi round-trip in 2026-07-28, this request's stream in 2025), and what it decides
+    // comes before any task exists
+    const step = await prepareStep(tool, args, call, ctx)
+    if (!(step instanceof Stop)) return await startTask(server, call, ttl, (signal, taskId) => runTask(server, call, tool, step, signal, taskId))
+    // a 2025 client asked a task and gets one, already failed; 2026-07-28 may answer a task tool inline
+    if (call.era === 'legacy') return await startTask(server, call, ttl, async () => outcomeOf(server, call, tool, step.result))
+    return settle(server, call, tool, ctx, step.result)
+  } catch (err) {
+    return failed(server, call, tool, ctx, err)
+  }
+}
+
+/** The call's answer from its result. */
+function settle (server: ServerContext, call: Call, tool: CompiledTool, ctx: CallContext, result: CallToolResult): string {
+  try {
     // a question asked and not yet answered wins over whatever the tool did after it
     if (ctx.round !== undefined) {
-      const round = finishRound(ctx.round, input, call, tool.name, call.params.arguments)
+      const round = finishRound(ctx.round, server.input, call, tool.name, call.params.arguments)
       if (round !== undefined) return resultJson(server, 'modern', round)
     }
     if (result.isError === true && call.outcome !== undefined) call.outcome.isError = true
     return resultJson(server, call.era, result)
   } catch (err) {
-    if (err instanceof ProtocolError) throw err // a missing capability (-32021), or a refusal by scope
-    // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
-    // (a BigInt, a cycle, a function), found while serialising it
-    ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
-    if (call.outcome !== undefined) call.outcome.isError = true
-    return resultJson(server, call.era, internalFailure(tool))
+    return failed(server, call, tool, ctx, err)
   }
+}
+
+function failed (server: ServerContext, call: Call, tool: CompiledTool, ctx: CallContext, err: unknown): string {
+  if (err instanceof ProtocolError) throw err // a missing capability (-32021), or a refusal by scope
+  // `run` catches what the tool throws; what gets here is a returned value JSON cannot carry
+  // (a BigInt, a cycle, a function), found while serialising it
+  ctx.log.error({ err }, `tool '${tool.name}' returned a value that cannot be sent as JSON`)
+  if (call.outcome !== undefined) call.outcome.isError = true
+  return resultJson(server, call.era, internalFailure(tool))
 }
 
 /**
@@ -170,10 +191,10 @@ class Stop {
 }
 
 /** Validation, `prepare`, `execute`: a call run inline. Not async: the hot path (no `prepare`) is `execute`'s own promise. */
-function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<CallToolResult> {
+function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): CallToolResult | Promise<CallToolResult> {
   if (tool.definition.prepare === undefined) {
     // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
-    if (!tool.validate(args)) return Promise.resolve(invalidArguments(tool))
+    if (!tool.validate(args)) return invalidArguments(tool)
     return execute(tool, args, call, ctx)
   }
   return prepareStep(tool, args, call, ctx).then((step) => step instanceof Stop ? step.result : execute(tool, step, call, ctx))
@@ -201,16 +222,20 @@ async function prepareStep (tool: CompiledTool, args: Record<string, unknown>, c
   }
 }
 
-/** Runs `execute` and shapes what it returned into the call's result. */
-async function execute (tool: CompiledTool, input: unknown, call: Call, ctx: CallContext): Promise<CallToolResult> {
+/** Runs `execute` and shapes what it returned into the call's result; sync for a sync tool. */
+function execute (tool: CompiledTool, input: unknown, call: Call, ctx: CallContext): CallToolResult | Promise<CallToolResult> {
   let returned: unknown
   try {
     returned = tool.definition.execute(input, ctx)
-    // a sync tool's value needs no turn of the microtask queue
-    if (isThenable(returned)) returned = await returned
   } catch (err) {
     return thrown(tool, err, call, ctx)
   }
+  // a sync tool's value needs no turn of the microtask queue
+  if (isThenable(returned)) return Promise.resolve(returned).then((value) => shaped(tool, value, call, ctx), (err: unknown) => thrown(tool, err, call, ctx))
+  return shaped(tool, returned, call, ctx)
+}
+
+function shaped (tool: CompiledTool, returned: unknown, call: Call, ctx: CallContext): CallToolResult {
   // a question the handler caught and went past: its result is moot, input_required wins
   if (asked(ctx)) return PENDING
   if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
@@ -222,8 +247,8 @@ async function execute (tool: CompiledTool, input: unknown, call: Call, ctx: Cal
   }
   // a legacy call's version is always one that `initialize` negotiated
   const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
-  const shaped = shape(value, meta, structured, call.era === 'legacy')
-  return tool.ui === undefined ? shaped : uiFallback(tool, shaped)
+  const result = shape(value, meta, structured, call.era === 'legacy')
+  return tool.ui === undefined ? result : uiFallback(tool, result)
 }
 
 /** What `prepare` or `execute` threw, as the call's result (or the refusal it stands for). */
