@@ -102,7 +102,9 @@ export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: 
     sessionId: session.id,
     session,
     transport: new HttpTransport(request, reply, { cancellations: endpoint.cancellations, sessionId: session.id, requestId: message.id }),
+    channel: undefined,
     logLevel: session.logLevel,
+    openStream: undefined,
     auth: request.mcpAuth ?? undefined,
     target,
     outcome

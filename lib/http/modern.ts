@@ -54,6 +54,7 @@ export function checkModern (endpoint: Endpoint, request: FastifyRequest, messag
 /** Answers a checked 2026-07-28 request: JSON, an event stream, or a listen. Sync when the method is (a list, a sync tool). */
 export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked): FastifyReply | Promise<FastifyReply> {
   const { message, meta, target } = checked
+  // the fields in Call's order, as legacyCall has them: both eras' calls share one shape
   const call: Call = {
     era: 'modern',
     protocolVersion: meta.protocolVersion,
@@ -62,8 +63,11 @@ export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply
     params: message.params!,
     client: meta.client,
     sessionId: undefined,
+    session: undefined,
     transport: new HttpTransport(request, reply),
+    channel: undefined,
     logLevel: meta.logLevel,
+    openStream: undefined,
     auth: request.mcpAuth ?? undefined,
     target,
     outcome: outcomeOf(request)

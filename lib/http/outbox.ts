@@ -72,15 +72,19 @@ export class Outbox {
     else this.conn?.send(message, id)
   }
 
-  /** Runs `step` after every message queued so far. */
+  /** Runs `step` after every message queued so far: at once when nothing waits (the end of a quick call). */
   then (step: () => void | Promise<void>): void {
+    if (this.queued === 0) {
+      const running = step()
+      // an async step run at once still holds back whatever comes after it
+      if (running instanceof Promise) this.hold(running)
+      return
+    }
+    this.hold(this.tail.then(step))
+  }
+
+  private hold (running: Promise<void>): void {
     this.queued++
-    this.tail = this.tail.then(async () => {
-      try {
-        await step()
-      } finally {
-        this.queued--
-      }
-    })
+    this.tail = running.finally(() => { this.queued-- })
   }
 }

@@ -20,6 +20,8 @@ export class SseConnection {
   private wrote = false
   /** True from the constructor's `cork()` until its one `uncork()` (on `setImmediate`, or in `end`). */
   private corked = false
+  /** That `setImmediate`: a stream ended within its first turn has no use for it. */
+  private flush: NodeJS.Immediate | undefined
   private readonly closeListeners: Array<() => void> = []
   /** The connection's socket, kept: Node lets go of it once the response has finished. */
   readonly socket: object | null
@@ -28,7 +30,8 @@ export class SseConnection {
     this.reply = reply
     const raw = reply.raw
     this.socket = raw.socket
-    const headers: Record<string, number | string | string[] | undefined> = { ...reply.getHeaders() }
+    // a copy already (Fastify builds it from the raw response's headers and its own): ours to change
+    const headers: Record<string, number | string | string[] | undefined> = reply.getHeaders()
     delete headers['content-length']
     headers['content-type'] = 'text/event-stream'
     headers['cache-control'] = 'no-cache'
@@ -40,7 +43,7 @@ export class SseConnection {
     // quick call, the end) and send them as one write; a slower call gets its headers right after.
     raw.cork()
     this.corked = true
-    setImmediate(() => {
+    this.flush = setImmediate(() => {
       this.uncork()
       if (!this.wrote && !this.ended && !raw.destroyed) raw.flushHeaders()
     })
@@ -92,8 +95,8 @@ export class SseConnection {
     for (const listener of this.closeListeners.splice(0)) listener()
   }
 
+  /** Runs once: from the `setImmediate`, or from `end` (which then clears it). */
   private uncork (): void {
-    if (!this.corked) return
     this.corked = false
     this.reply.raw.uncork()
   }
@@ -111,6 +114,7 @@ export class SseConnection {
     // client never sees the answer). Uncorked first, they leave in order; the socket is corked
     // around it so that headers, events and the end still go out as one write (`end()` uncorks it).
     if (this.corked) {
+      clearImmediate(this.flush)
       raw.socket?.cork()
       this.uncork()
     }

@@ -53,7 +53,11 @@ export interface CallOutcome {
   isError?: boolean | undefined
 }
 
-/** Everything known about one incoming request, whatever its era. */
+/**
+ * Everything known about one incoming request, whatever its era. Every field is always present
+ * (undefined when it does not apply), so that the calls of both eras share one shape and the
+ * copies made of them (`{ ...call, channel }`) stay cheap.
+ */
 export interface Call {
   readonly era: Era
   readonly protocolVersion: string
@@ -63,19 +67,19 @@ export interface Call {
   readonly client: ClientInfo
   readonly sessionId: string | undefined
   /** The 2025 session the call belongs to; undefined in the modern era. */
-  readonly session?: Session | undefined
+  readonly session: Session | undefined
   readonly transport: Transport
   /** Open while the response streams; undefined for a plain JSON answer. */
-  readonly channel?: Channel | undefined
+  readonly channel: Channel | undefined
   /** The least severe level the client wants `notifications/message` for; undefined: none. */
-  readonly logLevel?: string | undefined
+  readonly logLevel: string | undefined
   /**
    * A 2025 call answered as JSON so far, from a client that accepts an event stream: opens its
    * answer as one on demand (the first question the handler asks), and returns its channel.
    */
-  readonly openStream?: (() => Channel) | undefined
+  readonly openStream: (() => Channel) | undefined
   /** The verified caller when authorization is on; undefined otherwise. */
-  readonly auth?: AuthInfo | undefined
+  readonly auth: AuthInfo | undefined
   /**
    * What the request names (a tool, a resource, a prompt), looked up once by whoever builds the
    * call (`protocol/target.ts`); undefined when it names nothing known, and the method then says
@@ -83,5 +87,5 @@ export interface Call {
    */
   readonly target: Target | undefined
   /** Where the answer's outcome is noted for its trace; undefined when nothing traces. */
-  readonly outcome?: CallOutcome | undefined
+  readonly outcome: CallOutcome | undefined
 }
