@@ -20,7 +20,7 @@ export class SseConnection {
   private wrote = false
   /** True from the constructor's `cork()` until its one `uncork()` (on `setImmediate`, or in `end`). */
   private corked = false
-  /** That `setImmediate`: a stream ended within its first turn has no use for it. */
+  /** That `setImmediate`, which also starts the keep-alives. */
   private flush: NodeJS.Immediate | undefined
   private readonly closeListeners: Array<() => void> = []
   /** The connection's socket, kept: Node lets go of it once the response has finished. */
@@ -43,15 +43,17 @@ export class SseConnection {
     // quick call, the end) and send them as one write; a slower call gets its headers right after.
     raw.cork()
     this.corked = true
+    // Not run when the stream ends first (`stop` clears it): a quick call's stream never needs the
+    // uncork, the flush, nor a keep-alive timer.
     this.flush = setImmediate(() => {
       this.uncork()
-      if (!this.wrote && !this.ended && !raw.destroyed) raw.flushHeaders()
+      if (!this.wrote && !raw.destroyed) raw.flushHeaders()
+      if (options.keepAlive > 0) {
+        this.timer = setInterval(() => this.write(': keep-alive\n\n'), options.keepAlive)
+        this.timer.unref()
+      }
     })
     raw.once('close', () => this.stop())
-    if (options.keepAlive > 0) {
-      this.timer = setInterval(() => this.write(': keep-alive\n\n'), options.keepAlive)
-      this.timer.unref()
-    }
   }
 
   /** False once the stream ended or the client went away: nothing more may be written. */
@@ -89,13 +91,14 @@ export class SseConnection {
 
   private stop (): void {
     if (this.ended) return
+    clearImmediate(this.flush)
     clearInterval(this.timer)
     this.timer = undefined
     this.ended = true
     for (const listener of this.closeListeners.splice(0)) listener()
   }
 
-  /** Runs once: from the `setImmediate`, or from `end` (which then clears it). */
+  /** Runs once: from the `setImmediate`, or from `end` (whose `stop` cleared it). */
   private uncork (): void {
     this.corked = false
     this.reply.raw.uncork()
@@ -114,7 +117,6 @@ export class SseConnection {
     // client never sees the answer). Uncorked first, they leave in order; the socket is corked
     // around it so that headers, events and the end still go out as one write (`end()` uncorks it).
     if (this.corked) {
-      clearImmediate(this.flush)
       raw.socket?.cork()
       this.uncork()
     }

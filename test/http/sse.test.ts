@@ -55,6 +55,31 @@ t.test('end writes nothing more and is idempotent', async (t) => {
   t.same(written, ['id: id-1\ndata: {"a":1}\n\n'])
 })
 
+t.test('keep-alives start only for a stream that outlives its first turn', async (t) => {
+  const realSetInterval = globalThis.setInterval
+  const started: number[] = []
+  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number, ...args: unknown[]) => {
+    if (ms !== 25) return Reflect.apply(realSetInterval, globalThis, [fn, ms, ...args])
+    started.push(ms)
+    return realSetInterval(fn, 60_000).unref()
+  }) as typeof setInterval)
+  const quick = fakeReply()
+  const answered = new SseConnection(quick.reply, { keepAlive: 25 })
+  answered.send('{}')
+  answered.end()
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(started, [], 'a stream ended in its first turn never had a timer')
+  t.equal(quick.raw.corked, 0, 'and was uncorked once, by its end')
+  const slow = fakeReply()
+  const waiting = new SseConnection(slow.reply, { keepAlive: 25 })
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(started, [25], 'a stream still open after its first turn has one')
+  t.equal(slow.raw.flushed, true, 'and its headers were flushed, nothing having been written')
+  t.equal(slow.raw.corked, 0)
+  waiting.end()
+  t.equal(slow.raw.ended, true)
+})
+
 t.test('acceptsEventStream', async (t) => {
   t.equal(acceptsEventStream(undefined), true)
   t.equal(acceptsEventStream('*/*'), true)
