@@ -14,7 +14,8 @@ export class Outbox {
   conn: SseConnection | undefined
   /** The id of the newest message appended. */
   lastId: string | undefined
-  private tail: Promise<void> = Promise.resolve()
+  /** The last step held back; set whenever `queued` is above 0. */
+  private tail: Promise<void> | undefined
   /** Steps on `tail` not yet run: a message may only be written through while there are none. */
   private queued = 0
   /** Ids a resumed connection already received by replay. */
@@ -80,7 +81,7 @@ export class Outbox {
       if (running instanceof Promise) this.hold(running)
       return
     }
-    this.hold(this.tail.then(step))
+    this.hold(this.tail!.then(step))
   }
 
   private hold (running: Promise<void>): void {

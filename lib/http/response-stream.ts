@@ -18,8 +18,8 @@ export interface Questions {
 
 export class ResponseStream implements Channel {
   private finished = false
-  /** The questions this call asked that still wait for an answer. */
-  private readonly asked = new Set<string>()
+  /** The questions this call asked that still wait for an answer (made at the first: most calls ask none). */
+  private asked: Set<string> | undefined
 
   constructor (readonly outbox: Outbox, private readonly resumable: boolean, private readonly questions: Questions | undefined) {}
 
@@ -31,7 +31,7 @@ export class ResponseStream implements Channel {
   /** A question to the client, on this stream; only 2025 calls ask this way (2026-07-28 uses round trips). */
   async request (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> {
     const { requests, sessionId } = this.questions!
-    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.asked)
+    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.asked ??= new Set())
   }
 
   /** SEP-1699 polling: `retry:` then close the connection; the logical stream goes on. */
@@ -52,7 +52,7 @@ export class ResponseStream implements Channel {
   finish (answer: string, done: (delivered: SseConnection | undefined) => void): void {
     this.finished = true
     // a question still open (a handler that stopped waiting for it) can no longer matter
-    if (this.asked.size > 0) this.questions!.requests.cancel(this.asked, 'the call answered')
+    if (this.asked !== undefined && this.asked.size > 0) this.questions!.requests.cancel(this.asked, 'the call answered')
     this.outbox.push(answer)
     this.outbox.then(() => {
       const conn = this.outbox.conn
