@@ -31,7 +31,8 @@ export class ResponseStream implements Channel {
   /** A question to the client, on this stream; only 2025 calls ask this way (2026-07-28 uses round trips). */
   async request (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> {
     const { requests, sessionId } = this.questions!
-    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.asked ??= new Set())
+    this.asked ??= new Set()
+    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.asked)
   }
 
   /** SEP-1699 polling: `retry:` then close the connection; the logical stream goes on. */
