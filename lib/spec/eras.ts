@@ -37,8 +37,8 @@ export function isModernVersion (version: unknown): boolean {
 }
 
 export function isLegacyVersion (version: unknown): version is LegacyVersion {
-  // compared one by one: asked on every 2025 request, where a keyed lookup showed in the profile
-  return version === '2025-11-25' || version === '2025-06-18' || version === '2025-03-26'
+  // a scan of the three, not a keyed lookup: asked on every 2025 request, where the lookup showed in the profile
+  return (LEGACY_VERSIONS as readonly unknown[]).includes(version)
 }
 
 export function rulesOf (version: LegacyVersion): LegacyRules {
