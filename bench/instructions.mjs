@@ -2,7 +2,8 @@
 // machine's load (the shared machine's req/s move by 2× between slices; see RESULTS.md).
 //
 //   node bench/instructions.mjs [--scenario call|stream] [--contenders baseline,sake-modern,...]
-//                               [--warmup 20000] [--requests 2000] [--repeat 1]
+//                               [--warmup 20000] [--requests 2000] [--repeat 1] [--connections 1]
+//                               [--cache-sim] [--semi-space MB]
 //
 // Each contender is `bench/server.mjs` under `valgrind --tool=callgrind --instr-atstart=no`, node
 // with `--single-threaded` (no concurrent JIT or GC threads, whose timing would move the count).
@@ -11,6 +12,10 @@
 // checked against the first. Printed: user-space instructions per request, and the ratio of the
 // baseline's count to each contender's (what req/s would be if the CPU were the only cost and the
 // kernel's share were nil). Needs the built package (`npm run build`) and valgrind.
+// `--cache-sim` also simulates the caches (callgrind's --cache-sim=yes, sized as this machine's)
+// and prints each contender's misses per request: instruction and data reads and writes, first
+// level (I1mr, D1mr, D1mw) and last level (ILmr, DLmr, DLmw). `--semi-space MB` fixes V8's
+// semi-space as run.mjs does (the default here is V8's own sizing).
 import { spawn, execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
@@ -33,6 +38,8 @@ const repeat = Number(option('repeat', '1'))
 const sake = option('sake', join(ROOT, 'dist'))
 const compare = option('compare', undefined)
 const connections = Number(option('connections', '1'))
+const cacheSim = args.includes('--cache-sim')
+const semiSpace = Number(option('semi-space', '0'))
 
 const SERVERS = {
   baseline: ['baseline', 'modern'],
@@ -79,8 +86,9 @@ function comparable (body) {
 /** Starts a contender under callgrind; resolves with its port and pid once it listens. */
 function start (server, fixture) {
   const out = join(work, `${server}-%p.out`)
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`,
-    process.execPath, '--single-threaded', '--expose-gc', join(BENCH_DIR, 'server.mjs'), server, scenario], {
+  const semi = semiSpace > 0 ? [`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`] : []
+  const child = spawn('valgrind', ['--tool=callgrind', ...(cacheSim ? ['--cache-sim=yes'] : []), '--instr-atstart=no', `--callgrind-out-file=${out}`,
+    process.execPath, '--single-threaded', '--expose-gc', ...semi, join(BENCH_DIR, 'server.mjs'), server, scenario], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     env: { ...process.env, BENCH_SAKE: sake, BENCH_COMPARE: compare ?? '', BENCH_FIXTURE: fixture ?? '' }
@@ -120,15 +128,18 @@ async function measure (id, fixture) {
     control(pid, '--dump')
     await new Promise((resolve) => setTimeout(resolve, 500))
     const files = readdirSync(work).filter((name) => name.startsWith(`${server}-${pid}`))
-    let total = 0
+    let events
+    const sums = []
     for (const name of files) {
       const text = readFileSync(join(work, name), 'utf8')
-      // a dump's `summary:` line can read 0 where its `totals:` line has the count
-      const totals = /^totals: (\d+)/m.exec(text)
-      if (totals !== null) total += Number(totals[1])
+      // a dump's `summary:` line can read 0 where its `totals:` line has the counts (Ir first)
+      const totals = /^totals: ([\d ]+)$/m.exec(text)
+      events ??= /^events: (.+)$/m.exec(text)?.[1].split(' ')
+      if (totals !== null) totals[1].trim().split(' ').forEach((count, i) => { sums[i] = (sums[i] ?? 0) + Number(count) })
       rmSync(join(work, name))
     }
-    return { id, perRequest: total / requests, bytes: first.body.length }
+    const perEvent = (events ?? ['Ir']).map((event, i) => `${event} ${Math.round((sums[i] ?? 0) / requests).toLocaleString('en')}`)
+    return { id, perRequest: (sums[0] ?? 0) / requests, perEvent, bytes: first.body.length }
   } finally {
     child.kill('SIGKILL')
   }
@@ -161,6 +172,7 @@ for (let round = 0; round < repeat; round++) {
     const result = await measure(id, fixture)
     results.get(id).push(result.perRequest)
     process.stdout.write(`${scenario} ${id.padEnd(16)} ${Math.round(result.perRequest).toLocaleString('en').padStart(10)} instructions/request (${requests} after ${warmup} warm-up)\n`)
+    if (cacheSim) process.stdout.write(`${scenario} ${id.padEnd(16)} per request: ${result.perEvent.join(', ')}\n`)
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { getHeapSpaceStatistics } from 'node:v8'
 import Fastify from 'fastify'
 import { PATH, SERVER_INFO, sakeTools, stepsDefinition, toolCount } from './workloads.mjs'
 
@@ -73,7 +74,9 @@ function stats () {
     rss: memory.rss,
     heapUsed: memory.heapUsed,
     external: memory.external,
-    sessions: sessionsOf()
+    sessions: sessionsOf(),
+    // the young generation as V8 sized it by now (run.mjs --semi-space fixes it)
+    newSpace: getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size
   }
 }
 
