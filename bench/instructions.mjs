@@ -15,7 +15,7 @@
 // `--cache-sim` also simulates the caches (callgrind's --cache-sim=yes, sized as this machine's)
 // and prints each contender's misses per request: instruction and data reads and writes, first
 // level (I1mr, D1mr, D1mw) and last level (ILmr, DLmr, DLmw). `--semi-space MB` fixes V8's
-// semi-space as run.mjs does (the default here is V8's own sizing).
+// semi-space at that size (--min- and --max-semi-space-size; by default V8 sizes it).
 import { spawn, execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'

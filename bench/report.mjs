@@ -248,9 +248,7 @@ export function report (run) {
   if (o.compare !== undefined) out.push(`- compare-*: the build in ${relative(ROOT, o.compare)} (--compare)`)
   out.push(`- ${o.rounds} round(s) × ${o.duration} s per contender (after ${o.warmup} s of warm-up), ${o.connections} connections; fresh processes each round, contenders taking turns in ${o.slice} s slices; ` +
     (pinning ? `server on core ${pinning.server}, load generator on core ${pinning.load} (taskset)` : 'no core pinning'))
-  out.push(o.semiSpace > 0
-    ? `- V8's semi-space fixed at ${o.semiSpace} MB in every load scenario's server (--semi-space), the size V8 grows a busy server's to, so that no contender is measured before its growth and another after it`
-    : '- V8 sizes each server\'s semi-space itself (--semi-space 0): a contender may be measured before V8 grows it and another after')
+  if (o.nodeFlags.length > 0) out.push(`- every server's node ran with ${o.nodeFlags.map((flag) => `\`${flag}\``).join(' ')} (--node-flags)`)
   const noisy = run.results.filter((r) => r.rounds.some((round) => round.noisy)).map((r) => r.scenario)
   if (noisy.length > 0) out.push(`- Other processes used more than ${o.maxNoise} of a core during some slices of: ${noisy.join(', ')} (kept after ${o.retries} retries)`)
   out.push('')

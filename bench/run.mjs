@@ -43,9 +43,8 @@ const HELP = `npm run bench -- [options]        (each option also as an environm
                      that its imports resolve) instead of the package   BENCH_SAKE
   --compare DIR      also load another build of fastify-sake (a dist/ directory, e.g. from
                      before a change) in the same rounds: contenders compare-modern, compare-legacy
-  --semi-space MB    V8's semi-space of every load scenario's server, fixed at MB
-                     (--min- and --max-semi-space-size; 0: V8 sizes it
-                     itself, growing it at its own moment)           BENCH_SEMI_SPACE   16
+  --node-flags F     flags for every server's node, space-separated (e.g. V8's
+                     --no-memory-reducer), for experiments           BENCH_NODE_FLAGS
   --profile          write a CPU profile of every contender (node --cpu-prof) to bench/profiles/
   --results FILE     where the table goes                            BENCH_RESULTS      bench/RESULTS.md
   --no-write         print only, leave RESULTS.md alone              BENCH_WRITE=0
@@ -71,7 +70,7 @@ function parseOptions (argv) {
     retries: Number(env.BENCH_RETRIES ?? 3),
     quietWait: Number(env.BENCH_QUIET_WAIT ?? 30),
     waitBudget: Number(env.BENCH_WAIT_BUDGET ?? 900),
-    semiSpace: Number(env.BENCH_SEMI_SPACE ?? 16),
+    nodeFlags: (env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
     profile: env.BENCH_PROFILE === '1',
     compare: env.BENCH_COMPARE === undefined ? undefined : resolve(env.BENCH_COMPARE),
     sake: env.BENCH_SAKE === undefined ? undefined : resolve(env.BENCH_SAKE),
@@ -105,7 +104,7 @@ function parseOptions (argv) {
       case '--wait-budget': o.waitBudget = Number(value()); break
       case '--compare': o.compare = resolve(value()); break
       case '--sake': o.sake = resolve(value()); break
-      case '--semi-space': o.semiSpace = Number(value()); break
+      case '--node-flags': o.nodeFlags = value().split(' ').filter(Boolean); break
       case '--profile': o.profile = true; break
       case '--results': o.results = value(); break
       case '--no-write': o.write = false; break
@@ -127,7 +126,6 @@ function parseOptions (argv) {
   for (const name of o.scenarios) {
     if (SCENARIOS[name] === undefined) throw new Error(`unknown scenario '${name}'; known: ${Object.keys(SCENARIOS).join(', ')}`)
   }
-  if (!Number.isInteger(o.semiSpace) || o.semiSpace < 0) throw new Error(`--semi-space must be a whole number of MB (0: V8's own sizing), not '${o.semiSpace}'`)
   for (const key of ['rounds', 'duration', 'slice', 'connections', 'sessions', 'tools', 'samples']) {
     if (!(o[key] > 0)) throw new Error(`--${key} must be a positive number`)
   }
@@ -153,20 +151,6 @@ if (options.sake !== undefined) {
 const fixtureDir = mkdtempSync(join(tmpdir(), 'sake-bench-'))
 process.on('exit', () => rmSync(fixtureDir, { recursive: true, force: true }))
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
-
-/**
- * The young generation, the same size for every contender. Left to itself, V8 doubles a process's
- * semi-space (8 MB to 16 MB on 64-bit Node) once the bytes that survived its scavenges since the
- * last growth exceed its size: a server whose first seconds under load keep more alive grows after
- * a few seconds, a plainer one after about 20 s. Both end at 16 MB, but a round of 15 s would
- * measure one at each size, and a 16 MB nursery misses the cache on twice as many writes per
- * request (callgrind's cache simulation: bench/RESULTS.md). Fixed at the size every busy server
- * reaches, the rounds compare the code, not where V8's heuristic stands.
- */
-function semiSpaceArgs () {
-  if (!(options.semiSpace > 0)) return []
-  return [`--min-semi-space-size=${options.semiSpace}`, `--max-semi-space-size=${options.semiSpace}`]
-}
 
 function profileArgs (name) {
   if (!options.profile) return []
@@ -258,7 +242,7 @@ async function startFleet (contender, scenario, options) {
     urls: servers.map((server) => server.url),
     stats: async () => {
       const all = await Promise.all(servers.map((server) => server.stats()))
-      return { ...all[0], maxRss: Math.max(...all.map((one) => one.maxRss)) }
+      return { ...all[0], maxRss: Math.max(...all.map((one) => one.maxRss)), newSpace: Math.min(...all.map((one) => one.newSpace)) }
     },
     stop: async () => { for (const server of servers) await server.stop() }
   }
@@ -267,7 +251,7 @@ async function startFleet (contender, scenario, options) {
 /** Starts one contender and checks its answer; resolves with the server and the load to send it. */
 async function prepare (scenario, id, ref, round, generator) {
   const contender = CONTENDERS[id]
-  const start = { fixture: ref.fixture, nodeArgs: [...semiSpaceArgs(), ...profileArgs(`${scenario}-${generator}-${id}-r${round}`)] }
+  const start = { fixture: ref.fixture, nodeArgs: [...options.nodeFlags, ...profileArgs(`${scenario}-${generator}-${id}-r${round}`)] }
   const server = contender.instances === undefined ? await startServer(contender.server, scenario, start) : await startFleet(contender, scenario, start)
   try {
     let req = request(scenario, contender.era)
@@ -355,6 +339,8 @@ async function loadRound (scenario, ids, ref, round, generator) {
         rps: median(slicesOf.map((x) => x.rps)),
         meanRps: total.rps,
         peakRss: stats.maxRss,
+        // V8's new space (both semi-spaces) at the round's end: V8 grows and shrinks it by its own
+        // heuristics, so two contenders can run a round at different sizes (bench/RESULTS.md)
         newSpace: stats.newSpace,
         foreignCpu: Math.max(...slicesOf.map((x) => x.foreignCpu ?? 0)),
         serverCpu: slicesOf.reduce((a, x) => a + (x.serverCpu ?? NaN) * x.seconds, 0) / total.seconds,
