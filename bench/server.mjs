@@ -75,7 +75,7 @@ function stats () {
     heapUsed: memory.heapUsed,
     external: memory.external,
     sessions: sessionsOf(),
-    // the young generation as V8 sized it by now (run.mjs --semi-space fixes it)
+    // the young generation as V8 has sized it by now (both semi-spaces), for each round's log
     newSpace: getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size
   }
 }
