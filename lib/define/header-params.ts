@@ -11,6 +11,8 @@ export interface HeaderParam {
   readonly name: string
   /** The request header, lower-cased as Node exposes it: `mcp-param-precision`. */
   readonly header: string
+  /** The header as messages name it: `Mcp-Param-Precision`. */
+  readonly display: string
   /** Property names from the arguments object down to the value. */
   readonly path: readonly string[]
   readonly type: 'string' | 'integer' | 'boolean'
@@ -122,7 +124,7 @@ export function extractHeaders (tool: string, schema: Json): { schema: Json, hea
       throw new SakeHeaderDefinitionError(`${at} has header '${name}', which clashes with '${other}' (header names must be unique in a tool, compared case-insensitively)`)
     }
     seen.set(lower, name)
-    headers.push({ name, header: 'mcp-param-' + lower, path: [...path], type })
+    headers.push({ name, header: 'mcp-param-' + lower, display: 'Mcp-Param-' + name, path: [...path], type })
   }
 
   const wire = walk(schema, [], true, false) as Json

@@ -73,6 +73,44 @@ export interface CallToolResult {
   _meta?: Record<string, unknown>
 }
 
+/**
+ * The result of a tool that returned a JSON value: its JSON is both the text block and the
+ * structured content. Kept in a private field, which JSON.stringify, a spread and deep equality
+ * all skip, so that `structuredResultBody` serialises the value once, not twice (serialising a
+ * tools/call result is the largest cost of the plugin's hot path: bench/RESULTS.md).
+ */
+class ValueResult implements CallToolResult {
+  content: Array<{ type: 'text', text: string }>
+  structuredContent: unknown
+  // declared only: a result has these keys when something sets them, never as undefined
+  declare isError?: boolean
+  declare _meta?: Record<string, unknown>
+  readonly #json: string
+
+  constructor (json: string, value: unknown) {
+    this.content = [{ type: 'text', text: json }]
+    this.structuredContent = value
+    this.#json = json
+  }
+
+  static body (result: object): string | undefined {
+    if (!(#json in result)) return undefined
+    const json = result.#json
+    const { content, _meta, isError } = result
+    // changed in place since `shape` made it: serialised as it now is (a copy is a plain object)
+    if (content.length !== 1 || content[0]!.text !== json || _meta !== undefined || isError !== undefined) return undefined
+    return '"content":[{"type":"text","text":' + JSON.stringify(json) + '}],"structuredContent":' + json
+  }
+}
+
+/**
+ * `JSON.stringify(result)` without its braces (`"content":[…],"structuredContent":…`) for a result
+ * `shape` made from a JSON value, with the value serialised once; undefined for any other result.
+ */
+export function structuredResultBody (result: object): string | undefined {
+  return ValueResult.body(result)
+}
+
 function isWrapper (value: unknown): value is WithMeta<unknown> | ToolErrorResult {
   return typeof value === 'object' && value !== null && kWithMeta in value
 }
@@ -124,9 +162,11 @@ export function shape (value: unknown, meta: Record<string, unknown> | undefined
     const json = JSON.stringify(value)
     // a function or a symbol has no JSON form, and JSON.stringify says so with undefined, not a throw
     if (json === undefined) throw new TypeError(`a ${typeof value} cannot be sent as JSON`)
-    result = { content: [{ type: 'text', text: json }] }
     if (structured && (!objectOnly || (typeof value === 'object' && value !== null && !Array.isArray(value)))) {
-      result.structuredContent = value
+      if (meta === undefined) return new ValueResult(json, value)
+      result = { content: [{ type: 'text', text: json }], structuredContent: value }
+    } else {
+      result = { content: [{ type: 'text', text: json }] }
     }
   }
   if (meta !== undefined) result._meta = meta

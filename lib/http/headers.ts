@@ -128,19 +128,18 @@ export function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledT
   for (const param of tool.headers) {
     const raw = headerValue(headers, param.header)
     const body = valueAt(args, param.path)
-    const display = `Mcp-Param-${param.name}`
-    const argument = param.path.join('.')
+    // the names in the messages are built only for a refusal: this loop runs on every call
     if (body === undefined || body === null) {
-      if (raw !== undefined) throw mismatch(`${display} header is present but argument '${argument}' is not in the body`)
+      if (raw !== undefined) throw mismatch(`${param.display} header is present but argument '${param.path.join('.')}' is not in the body`)
       continue
     }
     if (raw === undefined) {
       if (!required) continue
-      throw mismatch(`${display} header is required when argument '${argument}' is sent (body value ${quote(JSON.stringify(body))})`)
+      throw mismatch(`${param.display} header is required when argument '${param.path.join('.')}' is sent (body value ${quote(JSON.stringify(body))})`)
     }
-    const value = decodeHeaderValue(display, raw)
+    const value = decodeHeaderValue(param.display, raw)
     if (!matches(value, body)) {
-      throw mismatch(`${display} header value ${quote(value)} does not match body value ${quote(typeof body === 'string' ? body : JSON.stringify(body))} of argument '${argument}'`)
+      throw mismatch(`${param.display} header value ${quote(value)} does not match body value ${quote(typeof body === 'string' ? body : JSON.stringify(body))} of argument '${param.path.join('.')}'`)
     }
   }
 }

@@ -28,7 +28,7 @@ t.test('header sugar on an argument becomes x-mcp-header', async (t) => {
   const precision = (tool.wire.modern.inputSchema as any).properties.precision
   t.same(precision, { type: 'integer', minimum: 0, maximum: 10, 'x-mcp-header': 'Precision' })
   t.notOk('header' in precision, 'the sugar is not on the wire')
-  t.same(tool.headers, [{ name: 'Precision', header: 'mcp-param-precision', path: ['precision'], type: 'integer' }])
+  t.same(tool.headers, [{ name: 'Precision', header: 'mcp-param-precision', display: 'Mcp-Param-Precision', path: ['precision'], type: 'integer' }])
   t.ok(tool.validate({ a: 1, precision: 2 }), 'the annotation changes nothing in validation')
 })
 
@@ -49,7 +49,7 @@ t.test('raw x-mcp-header in input is accepted as is', async (t) => {
   const input = object({ region: { type: 'string', 'x-mcp-header': 'Region' } }, { required: ['region'] })
   const tool = withInput(input)
   t.same(tool.wire.modern.inputSchema, input)
-  t.same(tool.headers, [{ name: 'Region', header: 'mcp-param-region', path: ['region'], type: 'string' }])
+  t.same(tool.headers, [{ name: 'Region', header: 'mcp-param-region', display: 'Mcp-Param-Region', path: ['region'], type: 'string' }])
 })
 
 t.test('a nullable primitive is accepted: a null value simply sends no header', async (t) => {
@@ -59,7 +59,7 @@ t.test('a nullable primitive is accepted: a null value simply sends no header', 
 
 t.test('a nested object property is accepted, and its path recorded', async (t) => {
   const tool = withArgs({ filter: Type.Object({ place: Type.Object({ region: Type.String({ header: 'Region' }) }) }) })
-  t.same(tool.headers, [{ name: 'Region', header: 'mcp-param-region', path: ['filter', 'place', 'region'], type: 'string' }])
+  t.same(tool.headers, [{ name: 'Region', header: 'mcp-param-region', display: 'Mcp-Param-Region', path: ['filter', 'place', 'region'], type: 'string' }])
   t.equal((tool.wire.modern.inputSchema as any).properties.filter.properties.place.properties.region['x-mcp-header'], 'Region')
 })
 

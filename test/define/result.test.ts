@@ -1,7 +1,7 @@
 // What execute returns, shaped into a CallToolResult (Sake's {:ok, ...} / {:error, ...} rules):
 // shape(), unwrap(), withMeta(), toolError() and errorResult().
 import t from 'tap'
-import { shape, unwrap, withMeta, withText, payloadOf, toolError, errorResult } from '../../lib/define/result.js'
+import { shape, unwrap, withMeta, withText, payloadOf, toolError, errorResult, structuredResultBody } from '../../lib/define/result.js'
 import { text, image } from '../../lib/define/content.js'
 import { ToolError } from '../../lib/errors.js'
 
@@ -131,4 +131,25 @@ t.test('withText: its text as the content, the value as structuredContent', asyn
   t.throws(() => withText({ n: 1 }, 42 as never), { name: 'TypeError', message: 'withText(value, text): text must be a string, got number' })
   t.same(payloadOf(withText({ n: 1 }, 'n')), { n: 1 }, 'the output schema checks the value inside')
   t.equal(payloadOf('plain'), 'plain')
+})
+
+t.test('structuredResultBody: the JSON of a shaped value, serialised once', async (t) => {
+  const value = { sum: 3.75, note: 'a "quoted" line\n', list: [1, null, true] }
+  const result = modern(value) as object
+  t.equal('{' + structuredResultBody(result) + '}', JSON.stringify(result), 'the bytes JSON.stringify writes for the result')
+  t.equal('{' + structuredResultBody(legacy(value) as object) + '}', JSON.stringify(legacy(value)), 'a 2025 session\'s too')
+  t.same(Object.keys(result), ['content', 'structuredContent'], 'nothing else among its keys')
+  t.equal(structuredResultBody({ ...result }), undefined, 'a copy is serialised as it is')
+  t.equal(structuredResultBody(modern('text') as object), undefined, 'a string is no JSON value to splice')
+  t.equal(structuredResultBody(oldest(value) as object), undefined, 'nor a result without structuredContent')
+  t.equal(structuredResultBody(modern(value, { trace: 'x' }) as object), undefined, 'nor one with its own _meta')
+  const changed = (change: (result: any) => void): string | undefined => {
+    const result = modern(value) as any
+    change(result)
+    return structuredResultBody(result)
+  }
+  t.equal(changed((r) => { r.content[0].text = 'other' }), undefined, 'a result whose text changed since is serialised as it is')
+  t.equal(changed((r) => { r.content.push({ type: 'text', text: 'more' }) }), undefined, 'so is one given more content')
+  t.equal(changed((r) => { r.isError = true }), undefined, 'one marked as an error')
+  t.equal(changed((r) => { r._meta = { a: 1 } }), undefined, 'and one given a _meta')
 })
