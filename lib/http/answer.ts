@@ -11,6 +11,7 @@ import type { Call } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
 import type { Endpoint } from './endpoint.js'
 import { sendJson } from './respond.js'
+import { headerValue } from './headers.js'
 import { acceptsEventStream } from './sse.js'
 import { answeredWithError } from './tracing.js'
 
@@ -20,7 +21,7 @@ import { answeredWithError } from './tracing.js'
  * an event stream. Anything else is one JSON answer, the fast path.
  */
 export function answersAsStream (request: FastifyRequest, call: Call): boolean {
-  if (call.method !== 'tools/call' || !acceptsEventStream(request.headers.accept)) return false
+  if (call.method !== 'tools/call' || !acceptsEventStream(headerValue(request.headers, 'accept'))) return false
   const tool = call.target
   if (tool?.kind !== 'tool') return false // an unknown tool is a plain -32602
   if (tool.stream || call.logLevel !== undefined) return true
@@ -39,7 +40,8 @@ const ASKING = new Set(['tools/call', 'prompts/get', 'resources/read', 'tasks/re
  * ask, from a client that declared something to ask about and accepts a stream.
  */
 export function mayAsk (request: FastifyRequest, call: Call): boolean {
-  if (!ASKING.has(call.method) || request.headers.accept === undefined || !acceptsEventStream(request.headers.accept)) return false
+  const accept = headerValue(request.headers, 'accept')
+  if (!ASKING.has(call.method) || accept === undefined || !acceptsEventStream(accept)) return false
   const caps = call.client.capabilities
   return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined
 }

@@ -37,6 +37,12 @@ function mismatch (message: string): ProtocolError {
 /**
  * One request header as a string. Node already joins a repeated field with ', '; a host hook may
  * still have set an array, which is joined the same way (so a repeated value never passes for one).
+ *
+ * Every header the hot path reads goes through here, never as `headers.accept`: the headers object's
+ * hidden class follows the order the client sent its headers in, so a new order (another client, or
+ * each new wrk process, which shuffles them) made V8 throw away the optimised code of every function
+ * that read a header by name. This one keyed read sees many names and turns megamorphic, which takes
+ * any order without a deopt (bench/RESULTS.md, the session of 2026-12-02 16:02).
  */
 export function headerValue (headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name]

@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { got } from '../checks.js'
 import { ProtocolError } from '../errors.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
+import { headerValue } from './headers.js'
 
 /** The loopback names the default accepts, as they appear in `Host` (IPv6 bracketed). */
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
@@ -178,7 +179,7 @@ export function originGuard (policy: OriginPolicy): onRequestHookHandler | undef
         acceptedHost = host
       }
     }
-    const origin = request.headers.origin
+    const origin = headerValue(request.headers, 'origin')
     // no Origin: not a browser's cross-origin request (non-browser clients send none)
     if (origin !== undefined && originOk !== undefined && (allowedOrigins !== undefined || local)) {
       if (!originOk(request, reply, origin)) {

@@ -48,7 +48,7 @@ const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
  */
 export function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
   const body = request.body
-  if (!acceptsJson(request.headers.accept)) throw notAcceptable
+  if (!acceptsJson(headerValue(request.headers, 'accept'))) throw notAcceptable
   // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
   if (body === undefined) throw emptyBody
   if (Array.isArray(body)) return checkBatch(endpoint, request, body)
