@@ -7,7 +7,7 @@ import type { AuthInfo, ServerInfo } from './spec/types.js'
 import type { ListName } from './state/bus.js'
 import type { ScopeInfo } from './auth/scopes.js'
 import type { McpRequestInfo } from './http/request-info.js'
-import type { McpRouteConfig } from './http/route-tools.js'
+import type { McpRouteConfig } from './http/route-tools/schema.js'
 import type {
   ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition
 } from './define/tool.js'

@@ -19,15 +19,15 @@ import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
 import { connect } from './state/redis/connection.js'
 import { redisStores } from './state/redis/stores.js'
-import type { Logger } from './spec/types.js'
 import { serverContext } from './protocol/server.js'
+import { Sessions } from './protocol/session/sessions.js'
 import { metadataRoutes } from './auth/metadata.js'
 import { underPrefix } from './auth/options.js'
-import { Cancellations } from './http/cancellation.js'
 import { requestInfo } from './http/request-info.js'
 import { kMcpRoute, routes } from './http/routes.js'
-import { collectRouteTools, routeToolInfo } from './http/route-tools.js'
-import { Streams } from './http/streams.js'
+import { collectRouteTools } from './http/route-tools/collect.js'
+import { routeToolInfo } from './http/route-tools/run.js'
+import { Streams } from './http/streams/streams.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { mcpView } from './mcp-view.js'
 import type { RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
@@ -46,8 +46,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
   const registry = new Registry(options.scopes)
   // the `redis` option: every store shared through one connection, unless given in its own option
-  const redis = options.redis === undefined ? undefined : await connect(options.redis, app.log as unknown as Logger)
-  const shared = redis === undefined ? undefined : redisStores(redis, options, app.log as unknown as Logger)
+  const redis = options.redis === undefined ? undefined : await connect(options.redis, app.log)
+  const shared = redis === undefined ? undefined : redisStores(redis, options, app.log)
   const sessions = options.sessions.store ?? shared?.sessions ?? new MemorySessionStore(options.sessions)
   const bus = options.bus ?? shared?.bus ?? new MemoryBus()
   const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
@@ -65,10 +65,11 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     taskStore,
     bus,
     tasks: options.tasks,
-    log: app.log as unknown as Logger
+    log: app.log
   })
-  const streams = new Streams({ bus, events, sessions, keepAlive: options.keepAlive })
-  const cancellations = new Cancellations(bus)
+  // the 2025 session protocol: the handshake, finding sessions, cancellations, questions to clients
+  const legacy = new Sessions(sessions, bus)
+  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive })
 
   // an array registers all or none: a mistake in one definition leaves the server as it was
   const registerTool = (definition: ToolDefinition | readonly ToolDefinition[]): void => {
@@ -99,7 +100,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     }
   })
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
-  // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools.ts)
+  // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools/)
   collectRouteTools(app, { registry, ownRoutes: kMcpRoute })
 
   app.addHook('onReady', async () => {
@@ -110,6 +111,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   app.addHook('preClose', async () => {
     // running tasks are cancelled (and awaited within tasks.closeTimeout); their tasks/result answers
     await server.tasks.close()
+    // questions still waiting for a 2025 client's answer end now, then the streams
+    legacy.close()
     streams.close()
   })
   app.addHook('onClose', async () => {
@@ -118,14 +121,14 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     if (options.bus === undefined) await bus.close?.()
     if (options.events.store === undefined) await events.close?.()
     if (options.tasks.store === undefined) await taskStore.close?.()
-    cancellations.close()
+    legacy.cancellations.close()
     await redis?.close()
   })
 
   // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans
   const otel = options.tracing ? await openTelemetry() : undefined
-  const tracing = new Tracing(options.tracing, registry, otel === undefined ? undefined : new Spans(otel, registry))
-  const endpoint = { server, sessions, streams, auth, cancellations, tracing }
+  const tracing = new Tracing(options.tracing, otel === undefined ? undefined : new Spans(otel))
+  const endpoint = { server, sessions: legacy, streams, auth, tracing }
   await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
 }
 
@@ -146,7 +149,7 @@ export type { LogLevel } from './spec/log-levels.js'
 export type { RegisterTool, RegisterResource, RegisterPrompt, McpView, ToolInfo, ListedInfo } from './api.js'
 export type { McpRequestInfo } from './http/request-info.js'
 export type { McpRouteOptions } from './http/route-options.js'
-export type { McpRouteConfig } from './http/route-tools.js'
+export type { McpRouteConfig } from './http/route-tools/schema.js'
 export { REQUEST_CHANNEL, type McpRequestTrace } from './http/tracing.js'
 export type {
   InputContext, Elicit, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,

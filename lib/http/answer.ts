@@ -12,16 +12,17 @@ import { dispatch } from '../protocol/dispatch.js'
 import type { Endpoint } from './endpoint.js'
 import { sendJson } from './respond.js'
 import { headerValue } from './headers.js'
-import { acceptsEventStream } from './sse.js'
+import { acceptsEventStream } from './streams/sse.js'
 import { answeredWithError } from './tracing.js'
 
 /**
- * Whether a call answers as Server-Sent Events: a tool declared `stream: true`, or a call that
- * asked for progress (a progressToken) or log messages (a log level), from a client that accepts
- * an event stream. Anything else is one JSON answer, the fast path.
+ * Whether a call of a method that may stream (its row's `streams`) answers as Server-Sent Events:
+ * a tool declared `stream: true`, or a call that asked for progress (a progressToken) or log
+ * messages (a log level), from a client that accepts an event stream. Anything else is one JSON
+ * answer, the fast path.
  */
 export function answersAsStream (request: FastifyRequest, call: Call): boolean {
-  if (call.method !== 'tools/call' || !acceptsEventStream(headerValue(request.headers, 'accept'))) return false
+  if (!acceptsEventStream(headerValue(request.headers, 'accept'))) return false
   const tool = call.target
   if (tool?.kind !== 'tool') return false // an unknown tool is a plain -32602
   if (tool.stream || call.logLevel !== undefined) return true
@@ -30,25 +31,21 @@ export function answersAsStream (request: FastifyRequest, call: Call): boolean {
 }
 
 /**
- * Methods whose handler may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.roots`),
- * and `tasks/result`, which carries the questions of the task it waits on.
- */
-const ASKING = new Set(['tools/call', 'prompts/get', 'resources/read', 'tasks/result'])
-
-/**
- * Whether a 2025 call could need an event stream to ask its client something: a method that may
- * ask, from a client that declared something to ask about and accepts a stream.
+ * Whether a 2025 call of a method that may ask (its row's `asks`) could need an event stream to
+ * ask its client something: a client that declared something to ask about and accepts a stream.
  */
 export function mayAsk (request: FastifyRequest, call: Call): boolean {
   const accept = headerValue(request.headers, 'accept')
-  if (!ASKING.has(call.method) || accept === undefined || !acceptsEventStream(accept)) return false
+  if (accept === undefined || !acceptsEventStream(accept)) return false
   const caps = call.client.capabilities
   return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined
 }
 
 /** Runs a call with its response open as an event stream: notifications first, then the answer. */
 export async function answerStreaming (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
-  return endpoint.streams.calls.respond(request, reply, call, async (streaming) => runToText(endpoint, request, streaming))
+  const open = endpoint.streams.calls.open(request, reply, call)
+  open.finish(await runToText(endpoint, request, open.call))
+  return reply
 }
 
 /** Answers a 2025 call as JSON, or as an event stream if its handler asked the client something. */

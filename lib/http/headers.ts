@@ -6,8 +6,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { ProtocolError } from '../errors.js'
 import { HEADER_MISMATCH } from '../spec/jsonrpc.js'
-import { BASE64_PREFIX as PREFIX, BASE64_SUFFIX as SUFFIX, NAME_SOURCE } from '../spec/headers.js'
+import { BASE64_PREFIX as PREFIX, BASE64_SUFFIX as SUFFIX } from '../spec/headers.js'
 import type { CompiledTool } from '../define/tool.js'
+import type { Inbound } from '../protocol/inbound.js'
 import type { Target } from '../protocol/target.js'
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
@@ -15,20 +16,6 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 const PLAIN = /^[\x20-\x7E\t]*$/
 const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
 const utf8 = new TextDecoder('utf-8', { fatal: true })
-
-// which body field Mcp-Name mirrors: shared with the client, in spec/headers.ts
-export { NAME_SOURCE }
-
-/**
- * The targets that may be written where they outlive the request (log lines, traces): a tool,
- * prompt or resource. Never a task id: without a known principal it is the task's only handle,
- * and whoever reads the logs could read the task's result with it.
- */
-export const LOGGED_NAME: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri'
-}
 
 function mismatch (message: string): ProtocolError {
   return new ProtocolError(HEADER_MISMATCH, `Header mismatch: ${message}`, 400)
@@ -82,22 +69,23 @@ export function checkVersionHeader (headers: IncomingHttpHeaders, bodyVersion: s
 }
 
 /**
- * `Mcp-Method` and `Mcp-Name`. With `required` (modern requests) both must be there; otherwise
- * (legacy clients, which predate them) they are checked only when sent.
+ * `Mcp-Method` and `Mcp-Name` (the field its method's row names, `spec/methods.ts`). With
+ * `required` (modern requests) both must be there; otherwise (legacy clients, which predate them)
+ * they are checked only when sent.
  */
-export function checkStandardHeaders (headers: IncomingHttpHeaders, method: string, params: Record<string, unknown> | undefined, required: boolean): void {
+export function checkStandardHeaders (headers: IncomingHttpHeaders, request: Inbound & { readonly method: string }, required: boolean): void {
+  const { method } = request
   const sentMethod = headerValue(headers, 'mcp-method')
   if (sentMethod === undefined) {
     if (required) throw mismatch(`Mcp-Method header is required and must equal the body's method ${quote(method)}`)
   } else if (sentMethod !== method) {
     throw mismatch(`Mcp-Method header value ${quote(sentMethod)} does not match body value ${quote(method)}`)
   }
-  const field = NAME_SOURCE[method]
-  const rawName = headerValue(headers, 'mcp-name')
-  if (field === undefined) return
-  const bodyName = params?.[field]
+  const field = request.facts?.mcpName
   // a body without the field is a malformed request: the method itself answers -32602 for it
-  if (typeof bodyName !== 'string') return
+  const bodyName = request.name
+  if (field === undefined || bodyName === undefined) return
+  const rawName = headerValue(headers, 'mcp-name')
   if (rawName === undefined) {
     if (required) throw mismatch(`Mcp-Name header is required for ${method} and must equal params.${field} ${quote(bodyName)}`)
     return

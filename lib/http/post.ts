@@ -1,37 +1,57 @@
 /**
- * The POST side of the MCP endpoint, as three steps of the route, so that the host's hooks of each
+ * The POST route of the MCP endpoint, as three steps of the route, so that the host's hooks of each
  * stage run between them:
  *
- * - `checkPost` (the route's `preValidation`): decides once, from the message itself, which era it
- *   belongs to, and runs that era's checks in the spec's order (`modern.ts`, `legacy.ts`, `batch.ts`);
- * - `authorizePost` (its `preHandler`, with auth on): what the caller may do with what it targets;
- * - `handlePost` (the handler): the answer. Both eras share the method tables of
+ * - `check` (the route's `preValidation`): the body is classified once (`protocol/inbound.ts`: its
+ *   era, method, what it names), the classification is kept on the request for every later reader
+ *   (`request.mcp`, the log bindings, the traces), and the era's checks run in the spec's order
+ *   (`modern.ts`, `legacy.ts`, `batch.ts`);
+ * - `authorize` (its `preHandler`, with auth on): what the caller may do with what it targets;
+ * - `handle` (the handler): the answer. Both eras share the method tables of
  *   `protocol/dispatch.ts`; what differs is only the envelope around them.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProtocolError } from '../errors.js'
 import { isModernVersion } from '../spec/eras.js'
-import { INVALID_REQUEST, readMessage, type Message, type RequestId } from '../spec/jsonrpc.js'
-import { isModern, readModernMeta } from '../protocol/meta.js'
+import { INVALID_REQUEST } from '../spec/jsonrpc.js'
+import { classify, readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
+import type { Registry } from '../define/registry.js'
 import { authorize } from './access.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
-import { LOGGED_NAME, headerValue } from './headers.js'
+import { headerValue } from './headers.js'
 import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from './legacy.js'
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
-import { answeredWith } from './tracing.js'
+import { answeredWith, hasSpan } from './tracing.js'
 
-/** What `checkPost` found a POST to be, for the steps after it. */
+/** What `check` found a POST to be, for the steps after it. */
 export type Checked =
   | ModernChecked
   | LegacyChecked
   | BatchChecked
   /** A 2026-07-28 notification: accepted and dropped. */
   | { readonly kind: 'accepted' }
-  | { readonly kind: 'initialize', readonly message: Message & { kind: 'request' } }
+  | { readonly kind: 'initialize', readonly inbound: InboundRequest }
   /** Neither era: a 2025 request without a session, or a 2026-07-28 one without its `_meta`. */
-  | { readonly kind: 'sessionless', readonly message: Message }
+  | { readonly kind: 'sessionless', readonly inbound: Inbound }
+
+/** On each request of the MCP routes: its body's classification, made once (`inboundOf`). */
+export const kInbound = Symbol('fastify-sake.inbound')
+/** On each request of the POST route: what `check` found it to be, for the steps after it. */
+export const kChecked = Symbol('fastify-sake.checked')
+
+type PostRequest = FastifyRequest & { [kInbound]: Inbound | null, [kChecked]: Checked | null }
+
+/**
+ * The classification of a request's body, made on first use (the plugin's check, or a host hook
+ * that reads `request.mcp` before it) and kept on the request: nothing classifies it again.
+ * Only once the body is read (`request.body` defined).
+ */
+export function inboundOf (request: FastifyRequest, registry: Registry): Inbound {
+  const held = request as PostRequest
+  return (held[kInbound] ??= classify(registry, request.body, headerValue(request.headers, 'mcp-session-id'), headerValue(request.headers, 'mcp-protocol-version')))
+}
 
 /** `Accept` must allow JSON; an absent header accepts anything (RFC 9110). */
 function acceptsJson (accept: string | undefined): boolean {
@@ -44,31 +64,30 @@ const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
 /**
  * The checks of a POST, before the handler; throws the ProtocolError that answers a request that
  * fails one (the routes' error handler sends it). Sync for a 2026-07-28 request (no promise on the
- * hot path), async where a store is asked (a session).
+ * hot path), and for a session in a store that answers synchronously.
  */
 export function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
-  const body = request.body
   if (!acceptsJson(headerValue(request.headers, 'accept'))) throw notAcceptable
   // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
-  if (body === undefined) throw emptyBody
-  if (Array.isArray(body)) return checkBatch(endpoint, request, body)
-  const message = readMessage(body)
-  if (message.kind !== 'response') bindLog(request, reply, message.method, message.params)
-  if (message.kind !== 'response' && isModern(message.params)) {
+  if (request.body === undefined) throw emptyBody
+  const inbound = inboundOf(request, endpoint.server.registry)
+  if (inbound.kind === 'batch') return checkBatch(endpoint, request, inbound)
+  if (inbound.refusal !== undefined) throw inbound.refusal // a body that is no message
+  if (inbound.kind !== 'response') bindLog(request, reply, inbound)
+  if (inbound.era === 'modern') {
     // the revision defines no client notifications over HTTP: accept and drop them
-    return message.kind === 'notification' ? ACCEPTED : checkModern(endpoint, request, message)
+    return inbound.kind === 'notification' ? ACCEPTED : checkModern(request, inbound as InboundRequest)
   }
-  if (message.kind === 'request' && message.method === 'initialize') return { kind: 'initialize', message }
-  const sessionId = headerValue(request.headers, 'mcp-session-id')
-  if (sessionId !== undefined) return checkLegacy(endpoint, request, message, sessionId)
-  return { kind: 'sessionless', message }
+  if (inbound.kind === 'request' && inbound.facts?.handshake === true) return { kind: 'initialize', inbound: inbound as InboundRequest }
+  if (inbound.sessionId !== undefined) return checkLegacy(endpoint, request, inbound)
+  return { kind: 'sessionless', inbound }
 }
 
 /** Authorization of a checked POST (with auth on): a forbidden call is a 401/403 before any stream opens. */
 export function authorizePost (endpoint: Endpoint, request: FastifyRequest, checked: Checked): void {
-  if (checked.kind === 'modern') authorize(endpoint, request, checked.target)
-  else if (checked.kind === 'legacy' && checked.message.kind === 'request') authorize(endpoint, request, checked.target)
-  else if (checked.kind === 'batch') authorizeBatch(endpoint, request, checked.batch)
+  if (checked.kind === 'modern') authorize(endpoint, request, checked.inbound.target)
+  else if (checked.kind === 'legacy' && checked.inbound.kind === 'request') authorize(endpoint, request, checked.inbound.target)
+  else if (checked.kind === 'batch') authorizeBatch(endpoint, request, checked.items)
 }
 
 /** Answers a checked POST. Errors it does not catch are ProtocolErrors for the error handler. */
@@ -79,8 +98,63 @@ export function handlePost (endpoint: Endpoint, request: FastifyRequest, reply: 
     case 'legacy': return answerLegacy(endpoint, request, reply, checked)
     case 'batch': return answerBatch(endpoint, request, reply, checked)
     case 'accepted': return sendAccepted(reply)
-    case 'initialize': return handleInitialize(endpoint, request, reply, checked.message)
-    case 'sessionless': return handleSessionless(request, reply, checked.message)
+    case 'initialize': return handleInitialize(endpoint, request, reply, checked.inbound)
+    case 'sessionless': return handleSessionless(request, reply, checked.inbound)
+  }
+}
+
+/** The POST route's own hooks and handler, as Fastify calls them. */
+export interface PostRoute {
+  /** `preValidation`: the checks (inside the message's trace, when something traces). */
+  readonly check: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void
+  /** `preHandler`, with auth on: authorization. */
+  readonly authorize: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void
+  readonly handle: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
+}
+
+/** The POST route's steps for one endpoint. Callback hooks: the hot path awaits no promise for them. */
+export function postRoute (endpoint: Endpoint): PostRoute {
+  const runCheck = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    let checked: Checked | Promise<Checked>
+    try {
+      checked = checkPost(endpoint, request, reply)
+    } catch (err) {
+      done(err as Error)
+      return
+    }
+    if (checked instanceof Promise) {
+      checked.then((value) => { (request as PostRequest)[kChecked] = value; done() }, done)
+    } else {
+      (request as PostRequest)[kChecked] = checked
+      done()
+    }
+  }
+  return {
+    // traced, the checks run inside the trace, and the rest of the request continues from there
+    check: function mcpCheck (request, reply, done) {
+      if (endpoint.tracing.on() && request.body !== undefined) endpoint.tracing.begin(request, reply, inboundOf(request, endpoint.server.registry), () => { runCheck(request, reply, done) })
+      else runCheck(request, reply, done)
+    },
+    authorize: function mcpAuthorize (request, _reply, done) {
+      try {
+        authorizePost(endpoint, request, (request as PostRequest)[kChecked]!)
+      } catch (err) {
+        done(err as Error)
+        return
+      }
+      done()
+    },
+    // not async: an answer sent in the handler's turn (a sync tool, a list) returns nothing, and only
+    // a real promise is handed on. A sent reply is thenable too, but never returned: Fastify would
+    // wait for the response to finish before it counts the handler done (@fastify/otel's handler
+    // span then ends late), and a returned reply is sent again
+    handle: function mcpPost (request, reply) {
+      const checked = (request as PostRequest)[kChecked]!
+      const answer = hasSpan(request)
+        ? endpoint.tracing.within(request, () => handlePost(endpoint, request, reply, checked))
+        : handlePost(endpoint, request, reply, checked)
+      return answer instanceof Promise ? answer : undefined
+    }
   }
 }
 
@@ -88,24 +162,24 @@ export function handlePost (endpoint: Endpoint, request: FastifyRequest, reply: 
  * Names the MCP method and target in every line the request logs from here on, Fastify's own
  * "request completed" included (it logs through `reply.log`), so a call can be found by its tool.
  */
-function bindLog (request: FastifyRequest, reply: FastifyReply, method: string, params: Record<string, unknown> | undefined): void {
-  const field = LOGGED_NAME[method]
-  const name = field === undefined ? undefined : params?.[field]
-  const log = request.log.child({ mcp: typeof name === 'string' ? { method, name } : { method } })
+function bindLog (request: FastifyRequest, reply: FastifyReply, inbound: Inbound): void {
+  const field = inbound.facts?.logged
+  const name = field === undefined ? undefined : inbound.params?.[field]
+  const log = request.log.child({ mcp: typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method } })
   request.log = log
   reply.log = log
 }
 
 /** Neither era: a 2025 request without a session, or a 2026-07-28 one without its `_meta`. */
-function handleSessionless (request: FastifyRequest, reply: FastifyReply, message: Message): FastifyReply {
+function handleSessionless (request: FastifyRequest, reply: FastifyReply, inbound: Inbound): FastifyReply {
   // only a request's id is echoed: a response's id names a request of ours, not one being answered
-  const id: RequestId | null = message.kind === 'request' ? message.id : null
+  const id = inbound.kind === 'request' ? inbound.id! : null
   if (isModernVersion(headerValue(request.headers, 'mcp-protocol-version'))) {
-    if (message.kind === 'response') {
+    if (inbound.kind === 'response') {
       return sendError(reply, id, new ProtocolError(INVALID_REQUEST, 'Invalid Request: 2026-07-28 clients must not send JSON-RPC responses', 400))
     }
-    if (message.kind === 'notification') return sendAccepted(reply)
-    readModernMeta(message.params) // throws the precise -32602 for the missing _meta
+    if (inbound.kind === 'notification') return sendAccepted(reply)
+    readModernMeta(inbound.params) // throws the precise -32602 for the missing _meta
   }
   const error = new ProtocolError(INVALID_REQUEST,
     'Bad Request: no session. 2025 clients send initialize first and then the Mcp-Session-Id header; 2026-07-28 clients send params._meta with "io.modelcontextprotocol/protocolVersion"', 400)

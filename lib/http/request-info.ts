@@ -4,19 +4,18 @@
  * routes and a hook that never looks pay nothing.
  *
  * Before the body is read (`onRequest`, `preParsing`) it comes from the `Mcp-*` headers of a
- * 2026-07-28 request, unverified (`verified: false`); from `preValidation` on, from the body, which
- * is what the server executes (`verified: true`). The plugin's own checks refuse a request whose
- * headers differ from its body, right after the host's hooks of the same stage.
+ * 2026-07-28 request, unverified (`verified: false`); from `preValidation` on, from the body's
+ * classification (`post.ts`'s `inboundOf`, the one the plugin's own checks use), which is what the
+ * server executes (`verified: true`). The plugin's checks refuse a request whose headers differ from
+ * its body, right after the host's hooks of the same stage. This file only writes the view.
  */
 import type { FastifyRequest } from 'fastify'
-import { isLegacyVersion, isModernVersion, negotiate, type Era } from '../spec/eras.js'
-import { idOf } from '../spec/jsonrpc.js'
-import { META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
-import { isObject } from '../values.js'
+import type { Era } from '../spec/eras.js'
 import type { Registry } from '../define/registry.js'
-import { isModern } from '../protocol/meta.js'
-import { targetOf, type Target } from '../protocol/target.js'
-import { NAME_SOURCE, decodeHeaderValue, headerValue, valueAt } from './headers.js'
+import { classifyHeaders, type Inbound } from '../protocol/inbound.js'
+import type { Target } from '../protocol/target.js'
+import { decodeHeaderValue, headerValue, valueAt } from './headers.js'
+import { inboundOf } from './post.js'
 
 /** What an MCP request is, as far as it is known when read (see `verified`). */
 export interface McpRequestInfo {
@@ -48,62 +47,35 @@ export interface McpRequestInfo {
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
-/** Per request, the answer from the body: it cannot change once read. */
-const fromBodies = new WeakMap<object, McpRequestInfo>()
+/** On each request of the MCP routes: its `request.mcp` from the body, once made (it cannot change). */
+export const kView = Symbol('fastify-sake.view')
+
+type ViewedRequest = FastifyRequest & { [kView]: McpRequestInfo | null }
 
 /** `request.mcp` for a request of an MCP route served by `registry`. */
 export function requestInfo (request: FastifyRequest, registry: Registry): McpRequestInfo {
-  const body = request.body
-  if (body === undefined) return fromHeaders(request, registry)
-  let info = fromBodies.get(request)
-  if (info === undefined) {
-    info = fromBody(request, registry, body)
-    fromBodies.set(request, info)
-  }
-  return info
+  if (request.body === undefined) return fromHeaders(request, registry)
+  const viewed = request as ViewedRequest
+  return (viewed[kView] ??= fromBody(inboundOf(request, registry)))
 }
 
-function fromBody (request: FastifyRequest, registry: Registry, body: unknown): McpRequestInfo {
-  const sessionId = headerValue(request.headers, 'mcp-session-id')
-  const message = isObject(body) ? body : undefined
-  const method = typeof message?.method === 'string' ? message.method : undefined
-  const params = isObject(message?.params) ? message.params : undefined
-  const id = idOf(body) ?? undefined
-  let era: Era | undefined
-  let protocolVersion: string | undefined
-  if (method !== undefined && isModern(params)) {
-    era = 'modern'
-    const version = (params!._meta as Record<string, unknown>)[META_PROTOCOL_VERSION]
-    protocolVersion = typeof version === 'string' ? version : undefined
-  } else if (method === 'initialize') {
-    era = 'legacy'
-    protocolVersion = negotiate(params?.protocolVersion)
-  } else if (sessionId !== undefined || Array.isArray(body)) {
-    era = 'legacy'
-    const version = headerValue(request.headers, 'mcp-protocol-version')
-    protocolVersion = isLegacyVersion(version) ? version : undefined
-  }
-  const field = method === undefined ? undefined : NAME_SOURCE[method]
-  const name = field === undefined || typeof params?.[field] !== 'string' ? undefined : params[field] as string
-  const target = method === undefined ? undefined : targetOf(registry, method, params)
+function fromBody (inbound: Inbound): McpRequestInfo {
+  const { target } = inbound
   let mirrored = NO_PARAMS
   if (target?.kind === 'tool' && target.headers.length > 0) {
     const values: Record<string, string> = {}
     for (const param of target.headers) {
-      const value = valueAt(params?.arguments, param.path)
+      const value = valueAt(inbound.params?.arguments, param.path)
       if (value !== undefined && value !== null) values[param.path.join('.')] = String(value)
     }
     mirrored = Object.freeze(values)
   }
-  return described(true, era, protocolVersion, method, name, id, sessionId, mirrored, target)
+  return described(true, inbound.era, inbound.protocolVersion, inbound.method, inbound.name, inbound.id, inbound.sessionId, mirrored, target)
 }
 
 /** Before the body: what a 2026-07-28 request's headers say (a 2025 request's say little more than its session). */
 function fromHeaders (request: FastifyRequest, registry: Registry): McpRequestInfo {
   const { headers } = request
-  const version = headerValue(headers, 'mcp-protocol-version')
-  const sessionId = headerValue(headers, 'mcp-session-id')
-  const method = headerValue(headers, 'mcp-method')
   const rawName = headerValue(headers, 'mcp-name')
   let name: string | undefined
   try {
@@ -111,8 +83,8 @@ function fromHeaders (request: FastifyRequest, registry: Registry): McpRequestIn
   } catch {
     name = undefined // a malformed header: the plugin's own check refuses it once the body is read
   }
-  const era: Era | undefined = isModernVersion(version) && sessionId === undefined ? 'modern' : sessionId !== undefined ? 'legacy' : undefined
-  const target = method === undefined || name === undefined ? undefined : targetOf(registry, method, { name, uri: name })
+  const told = classifyHeaders(registry, headerValue(headers, 'mcp-protocol-version'), headerValue(headers, 'mcp-session-id'), headerValue(headers, 'mcp-method'), name)
+  const { target } = told
   let mirrored = NO_PARAMS
   if (target?.kind === 'tool' && target.headers.length > 0) {
     const values: Record<string, string> = {}
@@ -120,12 +92,12 @@ function fromHeaders (request: FastifyRequest, registry: Registry): McpRequestIn
       const raw = headerValue(headers, param.header)
       if (raw === undefined) continue
       try {
-        values[param.path.join('.')] = decodeHeaderValue(`Mcp-Param-${param.name}`, raw)
+        values[param.path.join('.')] = decodeHeaderValue(param.display, raw)
       } catch {} // refused later, as above
     }
     mirrored = Object.freeze(values)
   }
-  return described(false, era, era === undefined ? undefined : version, method, name, undefined, sessionId, mirrored, target)
+  return described(false, told.era, told.protocolVersion, told.method, told.name, undefined, told.sessionId, mirrored, target)
 }
 
 function described (verified: boolean, era: Era | undefined, protocolVersion: string | undefined, method: string | undefined, name: string | undefined, id: string | number | undefined, sessionId: string | undefined, params: Readonly<Record<string, string>>, target: Target | undefined): McpRequestInfo {

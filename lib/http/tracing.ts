@@ -23,10 +23,9 @@ import { INTERNAL_ERROR, type RequestId } from '../spec/jsonrpc.js'
 import type { ProtocolError } from '../errors.js'
 import { isObject } from '../values.js'
 import type { Session } from '../state/session-store.js'
-import type { Registry } from '../define/registry.js'
+import type { NameAttribute } from '../spec/methods.js'
 import type { Call, CallOutcome } from '../protocol/call.js'
-import { LOGGED_NAME } from './headers.js'
-import { requestInfo } from './request-info.js'
+import type { Inbound } from '../protocol/inbound.js'
 /** The name of the TracingChannel: `diagnostics_channel.tracingChannel('fastify-sake:request')`. */
 export const REQUEST_CHANNEL = 'fastify-sake:request'
 
@@ -75,11 +74,14 @@ export function hasSpan (request: FastifyRequest): boolean {
   return (request as TracedRequest)[kTraced]?.span !== undefined
 }
 
-/** The trace of one message, as far as the message itself tells (its handler fills in the rest). */
-export function traceOf (request: FastifyRequest, method: string, params: Record<string, unknown> | undefined, id: RequestId | undefined, era: Era | undefined, protocolVersion: string | undefined, sessionId: string | undefined): McpRequestTrace {
-  const field = LOGGED_NAME[method]
-  const name = field === undefined ? undefined : params?.[field]
-  return { method, name: typeof name === 'string' ? name : undefined, era, protocolVersion, id, sessionId, request }
+/**
+ * The trace of one message, as far as its classification tells (its handler fills in the rest);
+ * a batch item's era, version and session are its batch's.
+ */
+export function traceOf (request: FastifyRequest, inbound: Inbound, era: Era | undefined, protocolVersion: string | undefined, sessionId: string | undefined): McpRequestTrace {
+  const field = inbound.facts?.logged
+  const name = field === undefined ? undefined : inbound.params?.[field]
+  return { method: inbound.method!, name: typeof name === 'string' ? name : undefined, era, protocolVersion, id: inbound.id, sessionId, request }
 }
 
 /** Where a traced POST notes its call's outcome (`call.outcome`); undefined when nothing traces it. */
@@ -113,7 +115,7 @@ export function answeredWithError (call: Call, err: ProtocolError): void {
 
 /** What one server traces: the channel unless `tracing: false`, and spans when OpenTelemetry is there. */
 export class Tracing {
-  constructor (private readonly enabled: boolean, private readonly registry: Registry, private readonly spans: Spans | undefined) {}
+  constructor (private readonly enabled: boolean, private readonly spans: Spans | undefined) {}
 
   /** Whether a message is traced at all: the one check an untraced message pays. */
   on (): boolean {
@@ -126,17 +128,14 @@ export class Tracing {
    * request, which `check` continues through Fastify's `done`. A batch or a client's response is
    * not traced here (a batch's items are, by `run`). The trace ends when the response closes.
    */
-  begin (request: FastifyRequest, reply: FastifyReply, check: () => void): void {
-    const info = requestInfo(request, this.registry)
+  begin (request: FastifyRequest, reply: FastifyReply, inbound: Inbound, check: () => void): void {
     // a response has no method; nor has a batch, whose items are traced one by one
-    if (info.method === undefined) {
+    if (inbound.method === undefined) {
       check()
       return
     }
-    const body = request.body as { params?: unknown }
-    const params = isObject(body.params) ? body.params : undefined
-    const trace = traceOf(request, info.method, params, info.id, info.era, info.protocolVersion, info.sessionId)
-    const span = this.spans?.on() === true ? this.spans.start(trace, params) : undefined
+    const trace = traceOf(request, inbound, inbound.era, inbound.protocolVersion, inbound.sessionId)
+    const span = this.spans?.on() === true ? this.spans.start(trace, inbound) : undefined
     const published = this.enabled && channel.hasSubscribers
     const traced: Traced = { trace, published, span }
     ;(request as TracedRequest)[kTraced] = traced
@@ -157,8 +156,8 @@ export class Tracing {
     return this.spans!.within((request as TracedRequest)[kTraced]!.span!, handler)
   }
 
-  /** Runs `answer`, the whole handling of one message of a batch, traced as `trace`; `params` are the message's. */
-  async run<T> (trace: McpRequestTrace, params: Record<string, unknown> | undefined, answer: () => Promise<T>): Promise<T> {
+  /** Runs `answer`, the whole handling of one message of a batch (`inbound`), traced as `trace`. */
+  async run<T> (trace: McpRequestTrace, inbound: Inbound, answer: () => Promise<T>): Promise<T> {
     const inner = async (): Promise<T> => {
       try {
         return await answer()
@@ -170,7 +169,7 @@ export class Tracing {
       }
     }
     const published = this.enabled && channel.hasSubscribers ? async () => channel.tracePromise(inner, trace) : inner
-    return this.spans?.on() === true ? this.spans.run(trace, params, published) : published()
+    return this.spans?.on() === true ? this.spans.run(trace, inbound, published) : published()
   }
 
   /** The end of a POSTed message's trace: its response closed, the outcome known. */
@@ -250,8 +249,19 @@ const META_GETTER: OtelGetter<Record<string, unknown>> = {
   }
 }
 
-/** The resource methods whose `uri` is `mcp.resource.uri`. */
-const RESOURCE_METHODS = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe'])
+/**
+ * The value of the attribute that carries what a message names: a resource's URI; a tool's or
+ * prompt's name, which a completion gives in its reference to a prompt (a reference to a resource
+ * template carries no attribute of the conventions).
+ */
+function namedIn (inbound: Inbound, attribute: NameAttribute): string | undefined {
+  const { params } = inbound
+  let named: unknown
+  if (attribute === 'mcp.resource.uri') named = params?.uri
+  else if (inbound.facts?.target !== 'reference') named = params?.name
+  else if (isObject(params?.ref) && params.ref.type === 'ref/prompt') named = params.ref.name
+  return typeof named === 'string' ? named : undefined
+}
 
 /** OpenTelemetry spans of one server: the tracer, looked up once at registration. */
 export class Spans {
@@ -259,7 +269,7 @@ export class Spans {
   /** The api's no-op provider: what the global provider delegates to until an SDK registers one. */
   private readonly noop: unknown
 
-  constructor (private readonly api: OtelApi, private readonly registry: Registry) {
+  constructor (private readonly api: OtelApi) {
     this.tracer = api.trace.getTracer(TRACER_NAME)
     this.noop = new api.ProxyTracerProvider().getDelegate()
   }
@@ -276,19 +286,19 @@ export class Spans {
    * Starts the span of one message. Its parent: the client's span when `params._meta` carries its
    * context (the HTTP request's span then linked), else the HTTP request's span.
    */
-  start (trace: McpRequestTrace, params: Record<string, unknown> | undefined): StartedSpan {
+  start (trace: McpRequestTrace, inbound: Inbound): StartedSpan {
     const { api } = this
     const ambient = ambientOf(api, trace.request)
     let parent = ambient
     let links: Array<{ context: OtelSpanContext }> | undefined
-    const meta = params?._meta
+    const meta = inbound.params?._meta
     if (isObject(meta)) {
       parent = api.propagation.extract(ambient, meta, META_GETTER)
       const from = api.trace.getSpanContext(ambient)
       const to = api.trace.getSpanContext(parent)
       if (from !== undefined && (to?.spanId !== from.spanId || to.traceId !== from.traceId)) links = [{ context: from }]
     }
-    const { name, attributes } = this.describe(trace, params)
+    const { name, attributes } = this.describe(trace, inbound)
     const span = this.tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes, links }, parent)
     return { span, context: api.trace.setSpan(parent, span) }
   }
@@ -307,8 +317,8 @@ export class Spans {
   }
 
   /** One message of a batch, traced around `answer`. */
-  async run<T> (trace: McpRequestTrace, params: Record<string, unknown> | undefined, answer: () => Promise<T>): Promise<T> {
-    const started = this.start(trace, params)
+  async run<T> (trace: McpRequestTrace, inbound: Inbound, answer: () => Promise<T>): Promise<T> {
+    const started = this.start(trace, inbound)
     let answered: T
     try {
       answered = await this.within(started, answer)
@@ -322,7 +332,7 @@ export class Spans {
   }
 
   /** The span's name and the attributes the message itself gives (known before it is handled). */
-  private describe (trace: McpRequestTrace, params: Record<string, unknown> | undefined): { name: string, attributes: Attributes } {
+  private describe (trace: McpRequestTrace, inbound: Inbound): { name: string, attributes: Attributes } {
     const { method, request } = trace
     const attributes: Attributes = {
       'mcp.method.name': method,
@@ -334,22 +344,15 @@ export class Spans {
     attributes['client.address'] = request.ip
     const port = request.socket.remotePort
     if (port !== undefined && request.ip === request.socket.remoteAddress) attributes['client.port'] = port
-    // the target in the name only when it is one of ours: a name a client made up is not low-cardinality
+    // what the message names, as its row says (`spec/methods.ts`); in the span's name only when it
+    // is one of ours, a tool or a prompt: a name a client made up, or a URI, is not low-cardinality
     let target: string | undefined
-    if (method === 'tools/call') {
-      attributes['gen_ai.operation.name'] = 'execute_tool'
-      if (typeof params?.name === 'string') {
-        attributes['gen_ai.tool.name'] = params.name
-        if (this.registry.tools.has(params.name)) target = params.name
-      }
-    } else if (method === 'prompts/get' || method === 'completion/complete') {
-      const ref = method === 'prompts/get' ? params : params?.ref
-      if (isObject(ref) && typeof ref.name === 'string' && (method === 'prompts/get' || ref.type === 'ref/prompt')) {
-        attributes['gen_ai.prompt.name'] = ref.name
-        if (this.registry.prompts.has(ref.name)) target = ref.name
-      }
-    } else if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string') {
-      attributes['mcp.resource.uri'] = params.uri // never in the name: a URI is not low-cardinality
+    const otel = inbound.facts?.otel
+    if (otel?.operation !== undefined) attributes['gen_ai.operation.name'] = otel.operation
+    const named = otel?.name === undefined ? undefined : namedIn(inbound, otel.name)
+    if (named !== undefined) {
+      attributes[otel!.name!] = named
+      if (otel!.name !== 'mcp.resource.uri' && inbound.target !== undefined) target = named
     }
     return { name: target === undefined ? method : `${method} ${target}`, attributes }
   }

@@ -1,11 +1,12 @@
 /**
- * The Fastify side of a call: its request, logger, and an abort signal tied to the connection; and
- * the transport of a resumable call, which outlives its connection.
+ * The Fastify side of a call (the protocol core's `Transport`): its request, logger (Fastify's
+ * request logger, a pino child, is the core's `Logger` as it is), and an abort signal tied to the
+ * connection; and the transport of a resumable call, which outlives its connection.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from '../spec/types.js'
 import type { Transport } from '../protocol/call.js'
-import type { Cancellable } from './cancellation.js'
+import type { Cancellable } from '../protocol/session/cancellations.js'
 
 export class HttpTransport implements Transport {
   readonly request: FastifyRequest
@@ -30,7 +31,7 @@ export class HttpTransport implements Transport {
   }
 
   get log (): Logger {
-    return this.request.log as unknown as Logger
+    return this.request.log
   }
 
   signal (): AbortSignal {

@@ -4,6 +4,7 @@
  * lives, and how a refusal is written on the wire, is the HTTP edge's business.
  */
 import { AccessRefusal } from '../errors.js'
+import { factsOf } from '../spec/methods.js'
 import type { AuthInfo } from '../spec/types.js'
 import { allows } from '../define/access.js'
 import type { Registry } from '../define/registry.js'
@@ -31,6 +32,6 @@ export function refusalOf (target: Target | undefined, caller: AuthInfo, now = D
  * request that brought no token, never a decision (the body decides, once it is read).
  */
 export function scopesNamed (registry: Registry, method: string, name: string): readonly string[] | undefined {
-  const target = targetOf(registry, method, { name, uri: name })
+  const target = targetOf(registry, factsOf(method), { name, uri: name })
   return target === undefined ? undefined : accessOf(target)?.scopes
 }

@@ -1,11 +1,14 @@
 /**
- * What a call is (`Call`) and what carries it (`Transport`, `Channel`), whatever the transport: the
- * HTTP edge builds these, the methods read them.
+ * What a call is (`Call`) and what carries it (`Transport`, `Channel`), whatever the transport, and
+ * how a call is made from plain values: a classified request (`inbound.ts`), its era's envelope (a
+ * 2026-07-28 `_meta`, or a 2025 session), the transport's side of it, the verified caller. A
+ * transport builds calls here and hands them to `dispatch`; the methods read them.
  */
 import type { Era } from '../spec/eras.js'
 import type { RequestId } from '../spec/jsonrpc.js'
 import type { AuthInfo, ClientAnswer, ClientInfo, Logger } from '../spec/types.js'
 import type { Session } from '../state/session-store.js'
+import type { InboundRequest, ModernMeta } from './inbound.js'
 import type { Target } from './target.js'
 
 /** What the transport provides for a call. */
@@ -88,4 +91,50 @@ export interface Call {
   readonly target: Target | undefined
   /** Where the answer's outcome is noted for its trace; undefined when nothing traces. */
   readonly outcome: CallOutcome | undefined
+}
+
+/**
+ * A 2026-07-28 request as a call: its version, client and log level from its `_meta`. `outcome`:
+ * where a trace notes how the call ended, when something traces it.
+ */
+export function modernCall (request: InboundRequest, meta: ModernMeta, transport: Transport, auth: AuthInfo | undefined, outcome: CallOutcome | undefined): Call {
+  // the fields in Call's order, as sessionCall has them: both eras' calls share one shape
+  return {
+    era: 'modern',
+    protocolVersion: meta.protocolVersion,
+    id: request.id,
+    method: request.method,
+    params: request.params!,
+    client: meta.client,
+    sessionId: undefined,
+    session: undefined,
+    transport,
+    channel: undefined,
+    logLevel: meta.logLevel,
+    openStream: undefined,
+    auth,
+    target: request.target,
+    outcome
+  }
+}
+
+/** A request of a 2025 session as a call: its version, client and log level are the session's. */
+export function sessionCall (session: Session, request: InboundRequest, transport: Transport, auth: AuthInfo | undefined, outcome: CallOutcome | undefined): Call {
+  return {
+    era: 'legacy',
+    protocolVersion: session.protocolVersion,
+    id: request.id,
+    method: request.method,
+    params: request.params ?? {},
+    client: session.client,
+    sessionId: session.id,
+    session,
+    transport,
+    channel: undefined,
+    logLevel: session.logLevel,
+    openStream: undefined,
+    auth,
+    target: request.target,
+    outcome
+  }
 }

@@ -1,11 +1,14 @@
 /**
- * The method tables of both eras. A method answers with its result as JSON text: lists and
- * discover are serialised once when the server is ready, and a tool call serialises its own result,
- * so that a value JSON cannot carry is caught as that tool's failure (see `methods/tools.ts`).
+ * Each method's handler, and the tables of both eras built from them and the method rows
+ * (`spec/methods.ts`, which says which eras serve a method). A method answers with its result as
+ * JSON text: lists and discover are serialised once when the server is ready, and a tool call
+ * serialises its own result, so that a value JSON cannot carry is caught as that tool's failure
+ * (see `methods/tools.ts`).
  */
 import { ProtocolError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
-import { METHOD_NOT_FOUND } from '../spec/jsonrpc.js'
+import { INVALID_REQUEST, METHOD_NOT_FOUND } from '../spec/jsonrpc.js'
+import { METHODS } from '../spec/methods.js'
 import type { Call } from './call.js'
 import type { ServerContext } from './server.js'
 import { callTool, listTools } from './methods/tools.js'
@@ -19,43 +22,48 @@ import { cancelModernTask, cancelTask, getModernTask, getTask, listTasks, taskRe
 
 type Method = (server: ServerContext, call: Call) => string | Promise<string>
 
-/** Resources, prompts and completion: the same in both eras (the envelope differs, not the method). */
-const features: Array<[string, Method]> = [
-  ['resources/list', (server, call) => listPage(server, call, 'resources')],
-  ['resources/templates/list', (server, call) => listPage(server, call, 'resourceTemplates')],
-  ['resources/read', readResource],
-  ['prompts/list', (server, call) => listPage(server, call, 'prompts')],
-  ['prompts/get', getPrompt],
-  ['completion/complete', complete]
-]
+/**
+ * The handlers, by method: one for every era that serves it, or one per era where the eras
+ * differ. The 2025 handshake (`initialize`) and 2026-07-28 `subscriptions/listen` have none: the
+ * session protocol and the transport answer them.
+ */
+const HANDLERS: Readonly<Record<string, Method | Readonly<Partial<Record<Era, Method>>>>> = {
+  ping: () => '{}',
+  'server/discover': (server) => (server.discover ??= discoverResult(server)),
+  'logging/setLevel': setLevel,
+  'tools/list': listTools,
+  'tools/call': callTool,
+  'resources/list': (server, call) => listPage(server, call, 'resources'),
+  'resources/templates/list': (server, call) => listPage(server, call, 'resourceTemplates'),
+  'resources/read': readResource,
+  'resources/subscribe': subscribe,
+  'resources/unsubscribe': unsubscribe,
+  'prompts/list': (server, call) => listPage(server, call, 'prompts'),
+  'prompts/get': getPrompt,
+  'completion/complete': complete,
+  // the tasks extension (2026-07-28) and the 2025-11-25 tasks (which answer -32601 in older sessions)
+  'tasks/get': { modern: getModernTask, legacy: getTask },
+  'tasks/update': updateModernTask,
+  'tasks/cancel': { modern: cancelModernTask, legacy: cancelTask },
+  'tasks/result': taskResult,
+  'tasks/list': listTasks
+}
 
-const modern = new Map<string, Method>([
-  ['server/discover', (server) => (server.discover ??= discoverResult(server))],
-  ['tools/list', listTools],
-  ['tools/call', callTool],
-  // the io.modelcontextprotocol/tasks extension (no tasks/list, no tasks/result in this era)
-  ['tasks/get', getModernTask],
-  ['tasks/update', updateModernTask],
-  ['tasks/cancel', cancelModernTask],
-  ...features
-])
+/** The handler of a method in each era that serves it: the method rows decide, the handlers fill. */
+const tables: Record<Era, Map<string, Method>> = { modern: new Map(), legacy: new Map() }
+for (const facts of METHODS.values()) {
+  if (facts.handshake || facts.listens) continue
+  const handler = HANDLERS[facts.method]
+  for (const era of ['modern', 'legacy'] as const) {
+    if (!facts[era]) continue
+    const method = typeof handler === 'function' ? handler : handler?.[era]
+    /* c8 ignore next -- a row without its handler is our bug, found by every test that imports this file */
+    if (method === undefined) throw new Error(`fastify-sake: the method ${facts.method} has a row in spec/methods.ts but no ${era} handler in protocol/dispatch.ts`)
+    tables[era].set(facts.method, method)
+  }
+}
 
-const legacy = new Map<string, Method>([
-  ['ping', () => '{}'],
-  ['logging/setLevel', setLevel],
-  ['resources/subscribe', subscribe],
-  ['resources/unsubscribe', unsubscribe],
-  ['tools/list', listTools],
-  ['tools/call', callTool],
-  // 2025-11-25 only; each answers -32601 in older sessions
-  ['tasks/get', getTask],
-  ['tasks/result', taskResult],
-  ['tasks/list', listTasks],
-  ['tasks/cancel', cancelTask],
-  ...features
-])
-
-const tables: Record<Era, Map<string, Method>> = { modern, legacy }
+const notAlone = new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
 
 /**
  * Runs a request and returns its result as JSON text, or throws a ProtocolError (callers await it:
@@ -65,6 +73,8 @@ const tables: Record<Era, Map<string, Method>> = { modern, legacy }
 export function dispatch (server: ServerContext, call: Call): string | Promise<string> {
   const method = tables[call.era].get(call.method)
   if (method === undefined) {
+    // the handshake inside a session (or a batch) is refused as what it is, not as unknown
+    if (call.era === 'legacy' && METHODS.get(call.method)?.handshake === true) throw notAlone
     throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method}`, call.era === 'modern' ? 404 : 200)
   }
   return method(server, call)

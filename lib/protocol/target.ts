@@ -1,11 +1,11 @@
 /**
- * What a request names: the tool of a `tools/call`, the resource of a `resources/read` or
- * `resources/subscribe`, the prompt of a `prompts/get`, the prompt or resource template a
- * `completion/complete` refers to. Looked up once, at the edge, and carried on the call
- * (`call.target`): the header checks, authorization, the streaming decision and the method all
- * use that one answer.
+ * What a request names (its method's `target` in `spec/methods.ts`): a tool, a resource, a prompt,
+ * or the prompt or resource template a completion refers to. Looked up once, when the message is
+ * classified (`inbound.ts`), and carried on the call (`call.target`): the header checks,
+ * authorization, the streaming decision and the method all use that one answer.
  */
 import { isObject } from '../values.js'
+import type { MethodFacts } from '../spec/methods.js'
 import type { Requirement } from '../define/access.js'
 import type { CompiledPrompt } from '../define/prompt.js'
 import type { FoundResource, Registry } from '../define/registry.js'
@@ -16,20 +16,20 @@ import type { CompiledTool } from '../define/tool.js'
 export type Target = CompiledTool | CompiledPrompt | FoundResource | CompiledResource
 
 /**
- * The item `params` names for `method`; undefined when the method names none, or names one that
- * does not exist or not in the right shape (the method itself then answers the precise -32602).
+ * The item `params` names for a method with those `facts` (`spec/methods.ts`); undefined when the
+ * method names none, or names one that does not exist or not in the right shape (the method itself
+ * then answers the precise -32602).
  */
-export function targetOf (registry: Registry, method: string, params: Record<string, unknown> | undefined): Target | undefined {
+export function targetOf (registry: Registry, facts: MethodFacts | undefined, params: Record<string, unknown> | undefined): Target | undefined {
   if (params === undefined) return undefined
-  switch (method) {
-    case 'tools/call':
+  switch (facts?.target) {
+    case 'tool':
       return typeof params.name === 'string' ? registry.tools.get(params.name) : undefined
-    case 'resources/read':
-    case 'resources/subscribe':
-      return typeof params.uri === 'string' ? registry.findResource(params.uri) : undefined
-    case 'prompts/get':
+    case 'prompt':
       return typeof params.name === 'string' ? registry.prompts.get(params.name) : undefined
-    case 'completion/complete': {
+    case 'resource':
+      return typeof params.uri === 'string' ? registry.findResource(params.uri) : undefined
+    case 'reference': {
       const ref = params.ref
       if (!isObject(ref)) return undefined
       if (ref.type === 'ref/prompt') return typeof ref.name === 'string' ? registry.prompts.get(ref.name) : undefined

@@ -1,23 +1,13 @@
 /**
- * The wire rules of SEP-2243's request headers that both sides share: which body field `Mcp-Name`
- * mirrors per method, the base64 sentinel, and how a client encodes a value. The server's checks
- * (`http/headers.ts`) decode with the same sentinel; the client (`client/`) encodes with it.
+ * The wire rules of SEP-2243's request headers that both sides share: the base64 sentinel, and how
+ * a client encodes a value (which body field `Mcp-Name` mirrors is a method's fact: `methods.ts`).
+ * The server's checks (`http/headers.ts`) decode with the same sentinel; the client (`client/`)
+ * encodes with it.
  */
 
 /** The sentinel that wraps a base64 header value: `=?base64?{Base64(UTF-8)}?=` (case-sensitive). */
 export const BASE64_PREFIX = '=?base64?'
 export const BASE64_SUFFIX = '?='
-
-/** Methods whose `Mcp-Name` header mirrors a body field, and which field. */
-export const NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  // the tasks extension routes task methods by their task (SEP-2663)
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId'
-}
 
 // visible ASCII and space; a tab is allowed by RFC 9110 but is a control character, so it is wrapped
 const PLAIN = /^[\x20-\x7E]*$/

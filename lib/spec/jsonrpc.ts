@@ -23,19 +23,6 @@ export const RESOURCE_NOT_FOUND = -32002
 
 export type RequestId = string | number
 
-export interface JsonRpcRequest {
-  jsonrpc: '2.0'
-  id: RequestId
-  method: string
-  params?: Record<string, unknown>
-}
-
-export interface JsonRpcNotification {
-  jsonrpc: '2.0'
-  method: string
-  params?: Record<string, unknown>
-}
-
 export interface JsonRpcResponse {
   jsonrpc: '2.0'
   id: RequestId | null
@@ -43,11 +30,8 @@ export interface JsonRpcResponse {
   error?: { code: number, message: string, data?: unknown }
 }
 
-/** One parsed message, sorted by kind so the transport can decide what it may answer. */
-export type Message =
-  | { kind: 'request', id: RequestId, method: string, params: Record<string, unknown> | undefined }
-  | { kind: 'notification', method: string, params: Record<string, unknown> | undefined }
-  | { kind: 'response', id: RequestId | null, result?: unknown, error?: unknown }
+/** What one JSON-RPC message is: a request (a method and an id), a notification (no id), or a response. */
+export type MessageKind = 'request' | 'notification' | 'response'
 
 function isPlainObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -55,9 +39,10 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
 
 /**
  * Sorts one JSON value into a request, a notification or a response, or throws `-32600` with a
- * message naming the first thing wrong with it.
+ * message naming the first thing wrong with it. (It reads, and makes nothing: the caller keeps the
+ * value, whose fields are then known to be well-formed.)
  */
-export function readMessage (value: unknown): Message {
+export function messageKind (value: unknown): MessageKind {
   if (!isPlainObject(value)) {
     throw new ProtocolError(INVALID_REQUEST, `Invalid Request: expected a JSON-RPC object, got ${describe(value)}`, 400)
   }
@@ -70,7 +55,7 @@ export function readMessage (value: unknown): Message {
       if (id !== null && typeof id !== 'string' && typeof id !== 'number') {
         throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: a response "id" must be a string, a number or null', 400)
       }
-      return { kind: 'response', id: id as RequestId | null, result: value.result, error: value.error }
+      return 'response'
     }
     throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" is missing', 400)
   }
@@ -80,10 +65,8 @@ export function readMessage (value: unknown): Message {
   if (params !== undefined && !isPlainObject(params)) {
     throw new ProtocolError(INVALID_REQUEST, `Invalid Request: "params" must be an object, got ${describe(params)}`, 400)
   }
-  if (!('id' in value)) {
-    return { kind: 'notification', method, params }
-  }
-  if (isRequestId(id)) return { kind: 'request', id, method, params }
+  if (!('id' in value)) return 'notification'
+  if (isRequestId(id)) return 'request'
   // MCP narrows JSON-RPC's ids: a string or an integer, never null
   const what = typeof id === 'number' ? String(id) : describe(id)
   throw new ProtocolError(INVALID_REQUEST, `Invalid Request: "id" must be a string or an integer, got ${what}`, 400)

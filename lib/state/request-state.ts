@@ -108,7 +108,7 @@ interface Sealed {
  *
  * @example
  * const sealer = new RequestStateSealer({ keys: [process.env.MCP_STATE_KEY!] })
- * const binding = { subject: user?.id, method: 'tools/call', name: 'deploy', arguments: args }
+ * const binding = { subject: user?.id, method: call.method, name: 'deploy', arguments: args }
  * const requestState = sealer.seal(binding, { answers })
  * // next round, on any instance holding the key:
  * const { answers } = sealer.open(params.requestState, binding) as { answers: Record<string, unknown> }

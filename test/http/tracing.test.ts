@@ -11,6 +11,7 @@ import { modernCall, modernMeta, modernPost, modernRequest, openSession, send, s
 import { Type, REQUEST_CHANNEL, type McpRequestTrace } from '../../lib/index.js'
 import { Registry } from '../../lib/define/registry.js'
 import { Spans, TRACER_NAME, Tracing, openTelemetry, type OtelApi } from '../../lib/http/tracing.js'
+import { classify, type Inbound } from '../../lib/protocol/inbound.js'
 
 type Event = [name: string, context: McpRequestTrace, snapshot: Record<string, unknown>]
 
@@ -113,15 +114,15 @@ t.test('without OpenTelemetry: no span code runs, the channel still publishes', 
   t.equal(await openTelemetry(async () => { throw Object.assign(new Error("Cannot find package '@opentelemetry/api'"), { code: 'ERR_MODULE_NOT_FOUND' }) }), undefined)
   t.equal(await openTelemetry(async () => ({})), undefined, 'not the api')
   t.equal(await openTelemetry(), api, 'installed here: the api itself')
-  const none = new Tracing(true, new Registry(), undefined)
+  const none = new Tracing(true, undefined)
   t.equal(none.on(), false, 'nobody listens: the one check says no')
   const events = listen(t)
   t.equal(none.on(), true)
   const trace: McpRequestTrace = { method: 'ping', name: undefined, era: 'modern', protocolVersion: '2026-07-28', id: 1, sessionId: undefined, request: {} as FastifyRequest }
-  t.equal(await none.run(trace, {}, async () => 'done'), 'done')
+  t.equal(await none.run(trace, message('ping', {}), async () => 'done'), 'done')
   t.same(events.map(([name]) => name), ['start', 'end', 'asyncStart', 'asyncEnd'])
   t.same(takeSpans(), [], 'no span, though a tracer provider is registered')
-  t.equal(new Tracing(false, new Registry(), undefined).on(), false, 'tracing: false ignores subscribers')
+  t.equal(new Tracing(false, undefined).on(), false, 'tracing: false ignores subscribers')
 })
 
 /** A request as Spans reads it. */
@@ -133,6 +134,11 @@ function fakeRequest (over: { httpVersion?: string, ip?: string, remoteAddress?:
   } as unknown as FastifyRequest
 }
 
+/** A message as the edge classifies it, for the spans to describe (`registry`: what its names may find). */
+function message (method: string, params: Record<string, unknown> | undefined, registry = new Registry()): Inbound {
+  return classify(registry, { jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) }, undefined, undefined)
+}
+
 function traceFor (method: string, over: Partial<McpRequestTrace> = {}): McpRequestTrace {
   return { method, name: undefined, era: 'modern', protocolVersion: '2026-07-28', id: 1, sessionId: undefined, request: fakeRequest(), ...over }
 }
@@ -141,9 +147,9 @@ t.test('spans: name and attributes for each kind of target', async (t) => {
   const registry = new Registry()
   registry.addTool({ name: 'add', execute: () => 1 })
   registry.addPrompt({ name: 'greet', get: () => 'hi' })
-  const spans = new Spans(api as unknown as OtelApi, registry)
+  const spans = new Spans(api as unknown as OtelApi)
   const run = async (method: string, params: Record<string, unknown> | undefined, over: Partial<McpRequestTrace> = {}): Promise<ReturnType<typeof takeSpans>[number]> => {
-    await spans.run(traceFor(method, over), params, async () => undefined)
+    await spans.run(traceFor(method, over), message(method, params, registry), async () => undefined)
     const [span] = takeSpans()
     return span
   }
@@ -194,9 +200,9 @@ t.test('spans: name and attributes for each kind of target', async (t) => {
 })
 
 t.test('spans: the HTTP version, and the client port only when the address is the socket\'s', async (t) => {
-  const spans = new Spans(api as unknown as OtelApi, new Registry())
+  const spans = new Spans(api as unknown as OtelApi)
   const attributesOf = async (request: FastifyRequest): Promise<Record<string, unknown>> => {
-    await spans.run(traceFor('ping', { request }), {}, async () => undefined)
+    await spans.run(traceFor('ping', { request }), message('ping', {}), async () => undefined)
     return takeSpans()[0].attributes
   }
   t.match(await attributesOf(fakeRequest({ httpVersion: '2.0', remotePort: 4000 })), { 'network.protocol.version': '2', 'client.address': '10.0.0.1', 'client.port': 4000 })
@@ -206,31 +212,31 @@ t.test('spans: the HTTP version, and the client port only when the address is th
 })
 
 t.test('spans: the outcome sets error.type and the status', async (t) => {
-  const spans = new Spans(api as unknown as OtelApi, new Registry())
-  await spans.run(traceFor('tools/call', { rpcError: { code: -32602, message: 'Unknown tool: x' } }), {}, async () => undefined)
+  const spans = new Spans(api as unknown as OtelApi)
+  await spans.run(traceFor('tools/call', { rpcError: { code: -32602, message: 'Unknown tool: x' } }), message('tools/call', {}), async () => undefined)
   const [rpc] = takeSpans()
   t.equal(rpc.attributes['error.type'], '-32602')
   t.equal(rpc.attributes['rpc.response.status_code'], '-32602')
   t.same(rpc.status, { code: api.SpanStatusCode.ERROR, message: 'Unknown tool: x' })
-  await spans.run(traceFor('tools/call', { isError: true }), {}, async () => undefined)
+  await spans.run(traceFor('tools/call', { isError: true }), message('tools/call', {}), async () => undefined)
   const [tool] = takeSpans()
   t.equal(tool.attributes['error.type'], 'tool_error')
   t.equal(tool.attributes['rpc.response.status_code'], undefined)
   t.equal(tool.status.code, api.SpanStatusCode.ERROR)
-  await spans.run(traceFor('tools/call'), {}, async () => undefined)
+  await spans.run(traceFor('tools/call'), message('tools/call', {}), async () => undefined)
   t.equal(takeSpans()[0].status.code, api.SpanStatusCode.UNSET)
-  await t.rejects(spans.run(traceFor('ping'), {}, async () => { throw new Error('boom') }), /boom/)
+  await t.rejects(spans.run(traceFor('ping'), message('ping', {}), async () => { throw new Error('boom') }), /boom/)
   const [thrown] = takeSpans()
   t.equal(thrown.events[0].name, 'exception')
   t.equal(thrown.events[0].attributes?.['exception.message'], 'boom')
 })
 
 t.test('spans: the parent from _meta (traceparent, tracestate), the ambient span linked', async (t) => {
-  const spans = new Spans(api as unknown as OtelApi, new Registry())
+  const spans = new Spans(api as unknown as OtelApi)
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
   const meta = { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, tracestate: 'rojo=00f067aa0ba902b7', other: 1 }
   // no ambient span: the client's is the parent, nothing to link
-  await spans.run(traceFor('ping'), { _meta: meta }, async () => undefined)
+  await spans.run(traceFor('ping'), message('ping', { _meta: meta }), async () => undefined)
   const [alone] = takeSpans()
   t.equal(alone.spanContext().traceId, traceId)
   t.equal(alone.parentSpanContext?.spanId, '00f067aa0ba902b7')
@@ -241,11 +247,11 @@ t.test('spans: the parent from _meta (traceparent, tracestate), the ambient span
   const tracer = api.trace.getTracer('test')
   const outer = tracer.startSpan('outer')
   await api.context.with(api.trace.setSpan(api.context.active(), outer), async () => {
-    await spans.run(traceFor('ping'), { _meta: meta }, async () => {
+    await spans.run(traceFor('ping'), message('ping', { _meta: meta }), async () => {
       t.equal(api.trace.getActiveSpan()?.spanContext().traceId, traceId, 'the handler runs in the MCP span')
     })
     // _meta without trace context: the ambient span is the parent, not a link
-    await spans.run(traceFor('ping'), { _meta: modernMeta() }, async () => undefined)
+    await spans.run(traceFor('ping'), message('ping', { _meta: modernMeta() }), async () => undefined)
   })
   outer.end()
   const [linked, nested] = takeSpans()
@@ -268,8 +274,8 @@ t.test('spans: a span that does not record gets no attributes written at its end
     ...(api as unknown as OtelApi),
     trace: { ...api.trace, getTracer: () => ({ startSpan: () => span }) }
   } as unknown as OtelApi
-  const spans = new Spans(stub, new Registry())
-  await spans.run(traceFor('tools/call', { rpcError: { code: -1, message: 'x' }, sessionId: 's' }), {}, async () => undefined)
+  const spans = new Spans(stub)
+  await spans.run(traceFor('tools/call', { rpcError: { code: -1, message: 'x' }, sessionId: 's' }), message('tools/call', {}), async () => undefined)
   t.same(written, ['end'])
 })
 
@@ -284,7 +290,7 @@ t.test('spans: the propagators see _meta\'s keys and its string values only', as
       }
     }
   } as unknown as OtelApi
-  await new Spans(stub, new Registry()).run(traceFor('ping'), { _meta: { traceparent: 'x', n: 1, o: {} } }, async () => undefined)
+  await new Spans(stub).run(traceFor('ping'), message('ping', { _meta: { traceparent: 'x', n: 1, o: {} } }), async () => undefined)
   takeSpans()
   t.same(seen, [['traceparent', 'x'], ['n', undefined], ['o', undefined]])
 })
@@ -372,15 +378,15 @@ t.test('no tracer provider registered: no span path at all, though the api is in
   const app = await build()
   app.registerTool({ name: 'add', execute: () => 1 })
   t.teardown(() => app.close())
-  const spans = new Spans(api as unknown as OtelApi, new Registry())
+  const spans = new Spans(api as unknown as OtelApi)
   t.equal(spans.on(), true, 'the test provider is registered')
   api.trace.disable()
   t.teardown(() => { api.trace.setGlobalTracerProvider(provider) })
   t.equal(spans.on(), false)
-  t.equal(new Tracing(true, new Registry(), spans).on(), false, 'and nobody listens to the channel')
+  t.equal(new Tracing(true, spans).on(), false, 'and nobody listens to the channel')
   t.equal((await send(app, modernCall('add', {}))).status, 200)
   const events = listen(t)
-  t.equal(new Tracing(true, new Registry(), spans).on(), true, 'a channel subscriber alone turns tracing on')
+  t.equal(new Tracing(true, spans).on(), true, 'a channel subscriber alone turns tracing on')
   await send(app, modernCall('add', {}))
   t.same(events.map(([name]) => name), ['start', 'end', 'asyncStart', 'asyncEnd'])
   api.trace.setGlobalTracerProvider(provider)

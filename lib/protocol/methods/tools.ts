@@ -61,7 +61,11 @@ function asked (ctx: CallContext): boolean {
 /** Stands for the result of a run that ended on an unanswered question; never sent. */
 const PENDING = errorResult('input required')
 
-/** The results `internalFailure` made: inside a 2026-07-28 task, a crash is `failed`, not a tool error. */
+/**
+ * The results `internalFailure` made: inside a 2026-07-28 task, a crash is `failed`, not a tool
+ * error. A mark on the result object itself, so module-level and weak: each result is one call's,
+ * never shared between servers, and the mark goes with the result.
+ */
 const crashed = new WeakSet<object>()
 
 function internalFailure (tool: CompiledTool): CallToolResult {

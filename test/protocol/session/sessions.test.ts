@@ -4,11 +4,11 @@
 // - a session belongs to the subject whose token opened it: another subject's token on it finds no
 //   session (POST, GET and DELETE alike), and the owner's session lives on untouched.
 import t from 'tap'
-import { MemorySessionStore, type Session, type SessionStore } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
-import { sessionPost, openSession, rpc } from '../helpers/requests.js'
-import { RESOURCE, authApp, bearer, startIssuer } from '../helpers/tokens.js'
-import { captureLog } from '../helpers/logs.js'
+import { MemorySessionStore, type Session, type SessionStore } from '../../../lib/index.js'
+import { build } from '../../helpers/app.js'
+import { sessionPost, openSession, rpc } from '../../helpers/requests.js'
+import { RESOURCE, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
+import { captureLog } from '../../helpers/logs.js'
 
 t.test('the session store (was plugin/session-store)', async (t) => {
   function recordingStore (async = false): { store: SessionStore, calls: string[], sessions: Map<string, Session> } {

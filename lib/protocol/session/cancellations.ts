@@ -5,8 +5,8 @@
  * spec allows. One registry per server (two servers in a process share nothing). A cancel for a
  * call this instance is not running goes on the bus, for the instance of the fleet that runs it.
  */
-import type { RequestId } from '../spec/jsonrpc.js'
-import type { Bus } from '../state/bus.js'
+import type { RequestId } from '../../spec/jsonrpc.js'
+import type { Bus } from '../../state/bus.js'
 
 export class Cancellations {
   private readonly live = new Map<string, AbortController>()

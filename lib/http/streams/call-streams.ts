@@ -10,29 +10,30 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { isResumable } from '../spec/eras.js'
-import type { ClientAnswer, Logger } from '../spec/types.js'
-import type { Bus } from '../state/bus.js'
-import type { EventStore } from '../state/event-store.js'
-import type { Call, Channel } from '../protocol/call.js'
-import { ClientRequests } from './client-requests.js'
+import { isResumable } from '../../spec/eras.js'
+import type { EventStore } from '../../state/event-store.js'
+import type { Call, Channel } from '../../protocol/call.js'
+import type { ClientRequests } from '../../protocol/session/client-requests.js'
 import { Outbox } from './outbox.js'
 import { ResponseStream } from './response-stream.js'
 import { SseConnection, type SseOptions } from './sse.js'
-import { DetachedTransport, type HttpTransport } from './transport.js'
+import { DetachedTransport, type HttpTransport } from '../transport.js'
 
-/** A call's answer opened as an event stream, and how to end it with the answer. */
-interface OpenStream {
+/** A call's answer opened as an event stream: the call, now with its channel, and how to end the stream with the answer. */
+export interface OpenStream {
+  readonly call: Call
+  finish (answer: string): void
+}
+
+/** A stream just opened, and how to end it with the answer. */
+interface Opened {
   readonly stream: ResponseStream
-  readonly resumable: boolean
   finish (answer: string): void
 }
 
 export class CallStreams {
   /** Resumable POST streams whose call has not finished, by stream id. */
   readonly live = new Map<string, ResponseStream>()
-  /** Questions asked of 2025 clients, waiting for their answers. */
-  readonly requests = new ClientRequests()
   /** The resumable stream answered last on each connection, until the client is seen to have read it. */
   private readonly answeredOn = new WeakMap<object, string>()
   /**
@@ -42,45 +43,27 @@ export class CallStreams {
    */
   private readonly streamPrefix = randomBytes(9).toString('base64url')
   private streamCount = 0
-  private readonly unsubscribe: () => void
 
-  constructor (private readonly bus: Bus, private readonly events: EventStore, private readonly sse: SseOptions) {
-    // answers POSTed to another instance of the fleet reach the one holding the question here
-    this.unsubscribe = bus.subscribe((event) => {
-      if (event.type === 'clientResponse') this.requests.answer(event.sessionId, event.id, event.answer)
-    })
-  }
+  /** `questions`: the session protocol's, where a 2025 call's questions wait for their answers. */
+  constructor (private readonly events: EventStore, private readonly questions: ClientRequests, private readonly sse: SseOptions) {}
 
   /**
-   * A 2025 client's response to one of our questions: to the question, when this process asked it;
-   * otherwise onto the bus, for the instance that did.
+   * Opens `call`'s answer as an event stream: its notifications go out on it while it runs, then
+   * `finish` sends its answer (result or error, as JSON text) and ends it. A resumable call
+   * (2025-11-25) outlives its connection: its `ctx.signal` follows the client's cancels only.
    */
-  async answered (sessionId: string, id: unknown, answer: ClientAnswer, log: Logger): Promise<void> {
-    // only ids of ours travel: anything else answers no question on any instance
-    if (!ClientRequests.mayBeOurs(id) || this.requests.answer(sessionId, id, answer)) return
-    try {
-      await this.bus.publish({ type: 'clientResponse', sessionId, id, answer })
-    } catch (err) {
-      log.error({ err }, 'fastify-sake: the bus failed to carry a client response to the instance that asked')
-    }
-  }
-
-  /**
-   * Answers `call` as an event stream: `run` gets the call with its channel and returns the final
-   * message (result or error) as JSON text.
-   */
-  async respond (request: FastifyRequest, reply: FastifyReply, call: Call, run: (call: Call) => Promise<string>): Promise<FastifyReply> {
-    const open = this.open(request, reply, call)
-    if (!open.resumable) {
-      open.finish(await run({ ...call, channel: open.stream }))
-      return reply
-    }
+  open (request: FastifyRequest, reply: FastifyReply, call: Call): OpenStream {
+    const { stream, finish } = this.openStream(request, reply, call)
+    if (!stream.resumable) return { call: { ...call, channel: stream }, finish }
     // a resumable call is a 2025-11-25 session's, whose transport is always ours
     const transport = new DetachedTransport(call.transport as HttpTransport)
-    const answer = await run({ ...call, channel: open.stream, transport })
-    transport.done()
-    open.finish(answer)
-    return reply
+    return {
+      call: { ...call, channel: stream, transport },
+      finish: (answer) => {
+        transport.done()
+        finish(answer)
+      }
+    }
   }
 
   /**
@@ -89,8 +72,8 @@ export class CallStreams {
    * and returns true, or returns false when none was opened (the caller answers JSON).
    */
   deferred (request: FastifyRequest, reply: FastifyReply, call: Call): { call: Call, opened: () => boolean, end: (answer: string) => boolean } {
-    let open: OpenStream | undefined
-    const openStream = (): Channel => (open ??= this.open(request, reply, call)).stream
+    let open: Opened | undefined
+    const openStream = (): Channel => (open ??= this.openStream(request, reply, call)).stream
     return {
       call: { ...call, openStream },
       opened: () => open !== undefined,
@@ -103,13 +86,13 @@ export class CallStreams {
   }
 
   /** Opens a call's answer as an event stream: priming event and replay ids when resumable (2025-11-25). */
-  private open (request: FastifyRequest, reply: FastifyReply, call: Call): OpenStream {
+  private openStream (request: FastifyRequest, reply: FastifyReply, call: Call): Opened {
     const conn = new SseConnection(reply, this.sse)
-    const log = request.log as unknown as Logger
-    const questions = call.era === 'legacy' ? { requests: this.requests, sessionId: call.sessionId! } : undefined
+    const log = request.log
+    const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId! } : undefined
     if (!isResumable(call.era, call.protocolVersion)) {
       const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
-      return { stream, resumable: false, finish: (answer) => stream.finish(answer, noop) }
+      return { stream, finish: (answer) => stream.finish(answer, noop) }
     }
     const streamId = `${call.sessionId!}/${this.streamPrefix}${(this.streamCount++).toString(36)}`
     const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true, questions)
@@ -117,7 +100,6 @@ export class CallStreams {
     stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
     return {
       stream,
-      resumable: true,
       finish: (answer) => stream.finish(answer, (delivered) => {
         this.live.delete(streamId)
         if (delivered?.socket != null) this.answeredOn.set(delivered.socket, streamId)
@@ -144,12 +126,6 @@ export class CallStreams {
     } catch (err) {
       failed(err)
     }
-  }
-
-  /** The server is closing: no more answers from the bus, and questions still waiting end now. */
-  close (): void {
-    this.unsubscribe()
-    this.requests.cancelAll()
   }
 }
 

@@ -2,10 +2,10 @@
 // registration errors naming the route, what travels into the route, and each kind of answer.
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
-import sake, { Type, type McpRequestInfo, type SakeOptions } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
-import { captureLog } from '../helpers/logs.js'
-import { modernCall, modernRequest } from '../helpers/requests.js'
+import sake, { Type, type McpRequestInfo, type SakeOptions } from '../../../lib/index.js'
+import { build } from '../../helpers/app.js'
+import { captureLog } from '../../helpers/logs.js'
+import { modernCall, modernRequest } from '../../helpers/requests.js'
 
 async function call (t: Test, app: FastifyInstance, name: string, args: unknown, headers: Record<string, string> = {}): Promise<any> {
   const response = await app.inject(modernCall(name, args, headers))

@@ -5,15 +5,15 @@
  * id; a final response ends it when the server closes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { RequestId } from '../spec/jsonrpc.js'
-import type { Logger } from '../spec/types.js'
-import { notificationText } from '../spec/jsonrpc.js'
-import { META_SUBSCRIPTION_ID } from '../spec/meta-keys.js'
-import type { Bus } from '../state/bus.js'
-import type { Call } from '../protocol/call.js'
-import type { SubscriptionFilter } from '../protocol/methods/subscriptions.js'
-import type { TaskStore } from '../state/task-store.js'
-import { detailedTask } from '../protocol/tasks/wire.js'
+import type { RequestId } from '../../spec/jsonrpc.js'
+import type { Logger } from '../../spec/types.js'
+import { notificationText } from '../../spec/jsonrpc.js'
+import { META_SUBSCRIPTION_ID } from '../../spec/meta-keys.js'
+import type { Bus } from '../../state/bus.js'
+import type { Call } from '../../protocol/call.js'
+import type { SubscriptionFilter } from '../../protocol/methods/subscriptions.js'
+import type { TaskStore } from '../../state/task-store.js'
+import { detailedTask } from '../../protocol/tasks/wire.js'
 import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
 
 export class Listens {
@@ -30,7 +30,7 @@ export class Listens {
     const meta = { [META_SUBSCRIPTION_ID]: id }
     conn.send(notificationText('notifications/subscriptions/acknowledged', { _meta: meta, notifications: filter }))
     const uris = new Set(filter.resourceSubscriptions)
-    const taskUpdates = filter.taskIds === undefined ? undefined : new TaskUpdates(tasks, new Set(filter.taskIds), meta, (text) => conn.send(text), request.log as unknown as Logger)
+    const taskUpdates = filter.taskIds === undefined ? undefined : new TaskUpdates(tasks, new Set(filter.taskIds), meta, (text) => conn.send(text), request.log)
     const unsubscribe = this.bus.subscribe((event) => {
       if (event.type === 'listChanged') {
         if (filter[`${event.list}ListChanged`] === true) conn.send(notificationText(`notifications/${event.list}/list_changed`, { _meta: meta }))

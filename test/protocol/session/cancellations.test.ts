@@ -1,11 +1,11 @@
 // notifications/cancelled in 2025 sessions: the client stops a request it sent earlier.
 import t from 'tap'
-import { build, listen, sleep } from '../helpers/app.js'
-import { openSession, sessionPost } from '../helpers/requests.js'
-import { legacyClient } from '../helpers/clients.js'
-import { Cancellations } from '../../lib/http/cancellation.js'
-import { MemoryBus } from '../../lib/state/memory-bus.js'
-import type { BusEvent } from '../../lib/state/bus.js'
+import { build, listen, sleep } from '../../helpers/app.js'
+import { openSession, sessionPost } from '../../helpers/requests.js'
+import { legacyClient } from '../../helpers/clients.js'
+import { Cancellations } from '../../../lib/protocol/session/cancellations.js'
+import { MemoryBus } from '../../../lib/state/memory-bus.js'
+import type { BusEvent } from '../../../lib/state/bus.js'
 
 function waitForAbort (signal: AbortSignal): Promise<string> {
   return new Promise((resolve) => {

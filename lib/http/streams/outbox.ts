@@ -6,8 +6,8 @@
  * A store that answers at once (the in-memory one) is written through when nothing waits before
  * the message; otherwise messages and steps wait their turn on one promise chain.
  */
-import type { Logger } from '../spec/types.js'
-import type { EventStore } from '../state/event-store.js'
+import type { Logger } from '../../spec/types.js'
+import type { EventStore } from '../../state/event-store.js'
 import type { SseConnection } from './sse.js'
 
 export class Outbox {

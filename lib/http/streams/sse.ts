@@ -5,8 +5,8 @@
  * `streams.ts`'s business; this file only writes.
  */
 import type { FastifyReply } from 'fastify'
-import { ProtocolError } from '../errors.js'
-import { INVALID_REQUEST } from '../spec/jsonrpc.js'
+import { ProtocolError } from '../../errors.js'
+import { INVALID_REQUEST } from '../../spec/jsonrpc.js'
 
 export interface SseOptions {
   /** Milliseconds between `:` keep-alive comments; 0 turns them off. */

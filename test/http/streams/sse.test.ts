@@ -2,10 +2,10 @@
 import t from 'tap'
 import { EventEmitter } from 'node:events'
 import { connect } from 'node:net'
-import { SseConnection, acceptsEventStream } from '../../lib/http/sse.js'
-import { build, listen } from '../helpers/app.js'
-import { MODERN, modernMeta } from '../helpers/requests.js'
-import { sseMessages } from '../helpers/sse.js'
+import { SseConnection, acceptsEventStream } from '../../../lib/http/streams/sse.js'
+import { build, listen } from '../../helpers/app.js'
+import { MODERN, modernMeta } from '../../helpers/requests.js'
+import { sseMessages } from '../../helpers/sse.js'
 
 function fakeReply (): { reply: any, raw: any, written: string[] } {
   const written: string[] = []

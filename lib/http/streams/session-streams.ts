@@ -5,17 +5,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ProtocolError } from '../errors.js'
-import { isResumable } from '../spec/eras.js'
-import { INVALID_REQUEST, notificationText } from '../spec/jsonrpc.js'
-import type { Logger } from '../spec/types.js'
-import type { Bus, BusEvent } from '../state/bus.js'
-import type { EventStore, Replay } from '../state/event-store.js'
-import type { Session, SessionStore } from '../state/session-store.js'
+import { ProtocolError } from '../../errors.js'
+import { isResumable } from '../../spec/eras.js'
+import { INVALID_REQUEST, notificationText } from '../../spec/jsonrpc.js'
+import type { Logger } from '../../spec/types.js'
+import type { Bus, BusEvent } from '../../state/bus.js'
+import type { EventStore, Replay } from '../../state/event-store.js'
+import type { Session, SessionStore } from '../../state/session-store.js'
 import type { CallStreams } from './call-streams.js'
-import { headerValue } from './headers.js'
+import { headerValue } from '../headers.js'
 import { Outbox } from './outbox.js'
-import { sendError } from './respond.js'
+import { sendError } from '../respond.js'
 import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
 
 /** How often a stream running on another instance is read again from the event store, in ms. */
@@ -58,7 +58,7 @@ export class SessionStreams {
     }
     if (this.standalone.has(session.id)) return sendError(reply, null, conflict)
     const conn = new SseConnection(reply, this.sse)
-    const log = request.log as unknown as Logger
+    const log = request.log
     const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log)
     for (const event of missed?.events ?? []) if (event.message !== '') conn.send(event.message, event.id)
     if (canResume) outbox.push('')

@@ -1,10 +1,10 @@
 // 2025 sessions over a real port: logging/setLevel, resources/subscribe, the GET stream (409, list
 // changes, subscribed updates), and 2025-11-25 resumability (priming, ids, closeStream, Last-Event-ID).
 import t, { type Test } from 'tap'
-import { Type } from '../../lib/index.js'
-import { build, deferred, listen, sleep } from '../helpers/app.js'
-import { openSession, sessionPost, rpc } from '../helpers/requests.js'
-import { getStream, legacyPost, open, sessionOn } from '../helpers/network.js'
+import { Type } from '../../../lib/index.js'
+import { build, deferred, listen, sleep } from '../../helpers/app.js'
+import { openSession, sessionPost, rpc } from '../../helpers/requests.js'
+import { getStream, legacyPost, open, sessionOn } from '../../helpers/network.js'
 
 async function server (t: Test, options = {}) {
   const app = await build({ keepAlive: 0, ...options })

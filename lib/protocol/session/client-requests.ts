@@ -7,9 +7,9 @@
  * can travel the bus to the right one without colliding with another instance's question.
  */
 import { randomBytes } from 'node:crypto'
-import { ClientInputError } from '../errors.js'
-import type { ClientAnswer } from '../spec/types.js'
-import type { ClientRequestOptions } from '../protocol/call.js'
+import { ClientInputError } from '../../errors.js'
+import type { ClientAnswer } from '../../spec/types.js'
+import type { ClientRequestOptions } from '../call.js'
 
 interface Pending {
   settle (answer: ClientAnswer): void

@@ -3,10 +3,10 @@
  * and, in a 2025 session, its questions to the client, then its response. The protocol core sees
  * it as the call's `Channel`.
  */
-import { notificationText } from '../spec/jsonrpc.js'
-import type { ClientAnswer } from '../spec/types.js'
-import type { Channel, ClientRequestOptions } from '../protocol/call.js'
-import type { ClientRequests } from './client-requests.js'
+import { notificationText } from '../../spec/jsonrpc.js'
+import type { ClientAnswer } from '../../spec/types.js'
+import type { Channel, ClientRequestOptions } from '../../protocol/call.js'
+import type { ClientRequests } from '../../protocol/session/client-requests.js'
 import type { Outbox } from './outbox.js'
 import type { SseConnection } from './sse.js'
 
@@ -21,7 +21,7 @@ export class ResponseStream implements Channel {
   /** The questions this call asked that still wait for an answer (made at the first: most calls ask none). */
   private asked: Set<string> | undefined
 
-  constructor (readonly outbox: Outbox, private readonly resumable: boolean, private readonly questions: Questions | undefined) {}
+  constructor (readonly outbox: Outbox, readonly resumable: boolean, private readonly questions: Questions | undefined) {}
 
   notify (method: string, params: Record<string, unknown>): boolean {
     if (this.finished) return false

@@ -3,12 +3,12 @@
 // whole leaves the event store at the client's next request on that connection.
 import { Agent, request } from 'node:http'
 import t from 'tap'
-import { MemoryEventStore, type EventStore } from '../../lib/index.js'
-import { build, listen, until } from '../helpers/app.js'
-import { captureLog } from '../helpers/logs.js'
-import { legacyPost, sessionOn } from '../helpers/network.js'
-import { modernRequest } from '../helpers/requests.js'
-import { sseMessage } from '../helpers/sse.js'
+import { MemoryEventStore, type EventStore } from '../../../lib/index.js'
+import { build, listen, until } from '../../helpers/app.js'
+import { captureLog } from '../../helpers/logs.js'
+import { legacyPost, sessionOn } from '../../helpers/network.js'
+import { modernRequest } from '../../helpers/requests.js'
+import { sseMessage } from '../../helpers/sse.js'
 
 t.test('a protocol error in a streamed call is its final event', async (t) => {
   const app = await build({ keepAlive: 0 })

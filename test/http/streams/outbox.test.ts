@@ -1,11 +1,11 @@
 // The Outbox's stores on the wire: a bus and an event store passed in are used and never closed by us,
 // and what happens when a store fails or lags (a resume against a slow store sends nothing twice).
 import t from 'tap'
-import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../lib/index.js'
-import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
-import { build, deferred, listen, sleep, until } from '../helpers/app.js'
-import { getStream, legacyPost, sessionOn } from '../helpers/network.js'
-import { captureLog } from '../helpers/logs.js'
+import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../../lib/index.js'
+import { MemorySessionStore } from '../../../lib/state/memory-session-store.js'
+import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
+import { getStream, legacyPost, sessionOn } from '../../helpers/network.js'
+import { captureLog } from '../../helpers/logs.js'
 
 t.test('a bus and an event store passed in are used and never closed by us', async (t) => {
   const bus = new MemoryBus()

@@ -1,11 +1,11 @@
 // 2026-07-28 streams over a real port: subscriptions/listen, disconnects, host headers, keep-alive.
 import t from 'tap'
 import { request } from 'node:http'
-import { MemoryBus, MemoryTaskStore, Type } from '../../lib/index.js'
-import { captureLog } from '../helpers/logs.js'
-import { build, deferred, listen, sleep } from '../helpers/app.js'
-import { modernRequest } from '../helpers/requests.js'
-import { streamPost } from '../helpers/network.js'
+import { MemoryBus, MemoryTaskStore, Type } from '../../../lib/index.js'
+import { captureLog } from '../../helpers/logs.js'
+import { build, deferred, listen, sleep } from '../../helpers/app.js'
+import { modernRequest } from '../../helpers/requests.js'
+import { streamPost } from '../../helpers/network.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 

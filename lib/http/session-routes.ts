@@ -1,0 +1,47 @@
+/**
+ * The GET and DELETE routes of the MCP endpoint, which only 2025 sessions use: GET opens a
+ * session's standalone stream or resumes one with `Last-Event-ID` (`streams/session-streams.ts`);
+ * DELETE ends the session. Without a session there is nothing to open or end: 405, as 2026-07-28
+ * asks; other methods are 405 too (`methodNotAllowed`).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ProtocolError } from '../errors.js'
+import { INVALID_REQUEST } from '../spec/jsonrpc.js'
+import { sessionNotFound } from '../protocol/session/sessions.js'
+import type { Endpoint } from './endpoint.js'
+import { headerValue } from './headers.js'
+import { sendError } from './respond.js'
+
+/** What this endpoint serves, for the `Allow` header of its 405s: GET has no stream to open yet. */
+const ALLOW = 'POST, DELETE'
+
+/** A 405 naming what the endpoint takes, not the host's 404, which a 2025 client would read as "session gone". */
+export function methodNotAllowed (reply: FastifyReply, message: string): FastifyReply {
+  reply.header('allow', ALLOW)
+  return sendError(reply, null, new ProtocolError(INVALID_REQUEST, `Method Not Allowed: ${message}`, 405))
+}
+
+/** GET: a 2025 session's standalone stream, or the resumption of one of its POST streams. */
+export function getRoute (endpoint: Endpoint) {
+  return async function mcpGet (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const sessionId = headerValue(request.headers, 'mcp-session-id')
+    if (sessionId === undefined) return methodNotAllowed(reply, 'GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions/listen')
+    const session = await endpoint.sessions.find(sessionId, request.mcpAuth?.subject, request.log)
+    if (session === undefined) return sendError(reply, null, sessionNotFound)
+    return endpoint.streams.sessions.get(request, reply, session)
+  }
+}
+
+/** DELETE: ends a 2025 session (204), and its GET stream here and on every instance. */
+export function deleteRoute (endpoint: Endpoint) {
+  return async function mcpDelete (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const sessionId = headerValue(request.headers, 'mcp-session-id')
+    if (sessionId === undefined) {
+      return methodNotAllowed(reply, 'DELETE ends a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients have no session to end')
+    }
+    if (await endpoint.sessions.find(sessionId, request.mcpAuth?.subject, request.log) === undefined) return sendError(reply, null, sessionNotFound)
+    await endpoint.sessions.end(endpoint.server, sessionId, request.log)
+    endpoint.streams.sessions.end(sessionId)
+    return reply.code(204).send()
+  }
+}

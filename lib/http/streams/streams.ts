@@ -1,0 +1,49 @@
+/**
+ * Every event stream one server holds open: calls answered as streams (`call-streams.ts`), 2025
+ * sessions' GET streams (`session-streams.ts`), and 2026-07-28 listens (`listens.ts`); made
+ * together, because the GET of a session resumes a call's stream, and closed together. How the
+ * streams are written: `sse.ts` (one connection) and `outbox.ts` (one logical stream).
+ */
+import type { Bus } from '../../state/bus.js'
+import type { EventStore } from '../../state/event-store.js'
+import type { SessionStore } from '../../state/session-store.js'
+import type { ClientRequests } from '../../protocol/session/client-requests.js'
+import { CallStreams } from './call-streams.js'
+import { Listens } from './listens.js'
+import { SessionStreams } from './session-streams.js'
+
+export interface StreamsOptions {
+  readonly bus: Bus
+  readonly events: EventStore
+  readonly sessions: SessionStore
+  /** The session protocol's questions to 2025 clients, which a call's stream asks. */
+  readonly questions: ClientRequests
+  /** Milliseconds between SSE keep-alive comments (0: none). */
+  readonly keepAlive: number
+}
+
+export class Streams {
+  readonly calls: CallStreams
+  readonly sessions: SessionStreams
+  readonly listens: Listens
+
+  private readonly unsubscribe: () => void
+
+  constructor (options: StreamsOptions) {
+    const sse = { keepAlive: options.keepAlive }
+    this.calls = new CallStreams(options.events, options.questions, sse)
+    this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls, sse)
+    this.listens = new Listens(options.bus, sse)
+    // a session deleted on another instance of the fleet: its GET stream here ends too
+    this.unsubscribe = options.bus.subscribe((event) => {
+      if (event.type === 'sessionEnded') this.sessions.end(event.sessionId)
+    })
+  }
+
+  /** Ends the GET and listen streams (the server is closing); calls still running finish on their own. */
+  close (): void {
+    this.unsubscribe()
+    this.listens.close()
+    this.sessions.close()
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The 2025 session protocol, whatever carries it: the handshake that opens a session
+ * (`initialize`), finding the session a message names and checking that the message fits it,
+ * the client's notifications (a cancel, the end of the handshake) and its answers to our
+ * questions, and the end of a session. One per server; the HTTP edge uses it, and so can any other
+ * transport (docs/architecture.md, "Transports"). The session itself lives in the store, so that
+ * any instance of a fleet can serve it.
+ */
+import { randomUUID } from 'node:crypto'
+import { ProtocolError } from '../../errors.js'
+import { LEGACY_VERSIONS, isLegacyVersion, rulesOf } from '../../spec/eras.js'
+import { INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
+import type { ClientAnswer, Logger } from '../../spec/types.js'
+import type { Bus } from '../../state/bus.js'
+import type { Session, SessionStore } from '../../state/session-store.js'
+import { isThenable } from '../../values.js'
+import { initialize } from '../methods/lifecycle.js'
+import type { ServerContext } from '../server.js'
+import { Cancellations } from './cancellations.js'
+import { ClientRequests } from './client-requests.js'
+
+/** A session id that names no live session; the client must send initialize again (HTTP 404, whatever the method). */
+export const sessionNotFound = new ProtocolError(SESSION_NOT_FOUND, 'Session not found: it ended or expired; send initialize to start a new session', 404)
+
+/** A session `initialize` opened, not yet saved, and the result that answers the handshake. */
+export interface Opened {
+  readonly session: Session
+  readonly result: string
+}
+
+export class Sessions {
+  /** 2025 calls that `notifications/cancelled` can stop (per process: see `cancellations.ts`). */
+  readonly cancellations: Cancellations
+  /** Questions asked of 2025 clients, waiting for their answers. */
+  readonly questions = new ClientRequests()
+  private readonly unsubscribe: () => void
+
+  constructor (readonly store: SessionStore, private readonly bus: Bus) {
+    this.cancellations = new Cancellations(bus)
+    // answers POSTed to another instance of the fleet reach the one holding the question here; a
+    // session deleted there ends the waits of its questions here (their answers cannot come)
+    this.unsubscribe = bus.subscribe((event) => {
+      if (event.type === 'clientResponse') this.questions.answer(event.sessionId, event.id, event.answer)
+      else if (event.type === 'sessionEnded') this.questions.cancelSession(event.sessionId, 'the session ended')
+    })
+  }
+
+  /**
+   * The handshake: reads `initialize`, negotiates a version and makes the session, bound to
+   * `subject` (the verified caller, when there is one: another subject's token then finds no
+   * session). Not saved yet (`save`): the caller notes the session first.
+   */
+  open (server: ServerContext, params: Record<string, unknown> | undefined, subject: string | undefined): Opened {
+    const init = initialize(server, params)
+    const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false }
+    if (subject !== undefined) session.subject = subject
+    return { session, result: init.result }
+  }
+
+  /** Stores a new or changed session. */
+  save (session: Session): void | Promise<void> {
+    return this.store.set(session)
+  }
+
+  /**
+   * The live session `sessionId` names, if `subject` may use it: a session opened by another
+   * subject answers as not found, as if sessions were keyed by subject and id (the spec's advice
+   * against hijacking), so it neither exists for them nor ends for its owner. Sync when the store
+   * answers synchronously (the in-memory one): no promise on a session's hot path.
+   */
+  find (sessionId: string, subject: string | undefined, log: Logger): Session | undefined | Promise<Session | undefined> {
+    const found = this.store.get(sessionId)
+    if (isThenable(found)) return Promise.resolve(found).then((session) => owned(session, sessionId, subject, log))
+    return owned(found, sessionId, subject, log)
+  }
+
+  /**
+   * A message's session, with the version the transport carried beside it checked: HTTP's
+   * `MCP-Protocol-Version`, which the Streamable HTTP transport requires on every request of a
+   * 2025-06-18 or later session (a transport that carries no version, such as stdio, does not call
+   * this). Throws the 404 of a session that is not there, or the 400 of a version that does not fit.
+   */
+  fit (session: Session | undefined, version: string | undefined): Session {
+    if (session === undefined) throw sessionNotFound
+    if (version === undefined) {
+      if (rulesOf(session.protocolVersion).versionHeader) {
+        throw new ProtocolError(INVALID_REQUEST, `Bad Request: the MCP-Protocol-Version header is required on every request of a ${session.protocolVersion} session`, 400)
+      }
+    } else if (!isLegacyVersion(version)) {
+      // the transport asks for 400 on an invalid or unsupported value only: a supported version other
+      // than the negotiated one is served at the negotiated one (older clients and suites send 2025-03-26)
+      throw new ProtocolError(INVALID_REQUEST, `Bad Request: MCP-Protocol-Version header '${version}' is not a version of this session's protocol era; this session negotiated '${session.protocolVersion}'`, 400, {
+        supported: LEGACY_VERSIONS,
+        requested: version
+      })
+    }
+    return session
+  }
+
+  /** A client notification on a session: a cancel, or the end of the handshake; others are dropped. */
+  async notified (session: Session, method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    if (method === 'notifications/cancelled') {
+      this.cancellations.cancel(session.id, params?.requestId, params?.reason)
+      return
+    }
+    if (method === 'notifications/initialized' && !session.initialized) {
+      session.initialized = true
+      await this.store.set(session)
+    }
+  }
+
+  /**
+   * A client's response to one of our questions: to the question, when this process asked it;
+   * otherwise onto the bus, for the instance that did.
+   */
+  async answered (sessionId: string, id: unknown, answer: ClientAnswer, log: Logger): Promise<void> {
+    // only ids of ours travel: anything else answers no question on any instance
+    if (!ClientRequests.mayBeOurs(id) || this.questions.answer(sessionId, id, answer)) return
+    try {
+      await this.bus.publish({ type: 'clientResponse', sessionId, id, answer })
+    } catch (err) {
+      log.error({ err }, 'fastify-sake: the bus failed to carry a client response to the instance that asked')
+    }
+  }
+
+  /**
+   * Ends a session: gone from the store (what ending promises), then its tasks, and the waits of
+   * its questions here and, through the bus, on every other instance. A failure after the store's
+   * delete is logged, not thrown: the session is gone, and its tasks end at their ttl.
+   */
+  async end (server: ServerContext, sessionId: string, log: Logger): Promise<void> {
+    await this.store.delete(sessionId)
+    this.questions.cancelSession(sessionId, 'the session ended')
+    try {
+      await server.tasks.endSession(sessionId)
+      await this.bus.publish({ type: 'sessionEnded', sessionId })
+    } catch (err) {
+      log.warn({ err }, 'fastify-sake: a session ended, but its tasks or the other instances\' streams could not be told (the task store or the bus failed)')
+    }
+  }
+
+  /** The server is closing: no more answers from the bus, and questions still waiting end now. */
+  close (): void {
+    this.unsubscribe()
+    this.questions.cancelAll()
+  }
+}
+
+function owned (session: Session | undefined, sessionId: string, subject: string | undefined, log: Logger): Session | undefined {
+  if (session === undefined || session.subject === subject) return session
+  log.warn({ sessionId, subject }, 'fastify-sake: a 2025 session was used with the token of another subject than the one that opened it; answered as not found')
+  return undefined
+}
