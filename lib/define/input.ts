@@ -2,7 +2,7 @@
  * What a handler can ask the client for mid-call (elicitation, sampling, roots), as users see it:
  * the methods on `ctx` and the outcomes they resolve to. The same calls work in both eras; how the
  * question travels (a multi round-trip request, or a request on a 2025 session's stream) is the
- * plugin's business (`protocol/input.ts`).
+ * plugin's business (`protocol/input/`).
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 

@@ -127,6 +127,19 @@ export function unwrap (value: unknown): { value: unknown, meta: Record<string, 
   return { value, meta: undefined, error: undefined }
 }
 
+/**
+ * What a tool returned, as its result: a tool error (`toolError`, a returned `ToolError`) as
+ * `isError`; anything else shaped (`shape`) once `valid` (its output schema's check of the payload,
+ * when the tool has one) accepts it. Undefined when `valid` refuses: the caller reports the failure.
+ * Throws `shape`'s TypeError for a value JSON cannot carry.
+ */
+export function resultOf (returned: unknown, structured: boolean, objectOnly: boolean, valid: ((payload: unknown) => boolean) | undefined): CallToolResult | undefined {
+  const { value, meta, error } = unwrap(returned)
+  if (error !== undefined) return errorResult(error.message, meta)
+  if (valid !== undefined && !valid(payloadOf(value))) return undefined
+  return shape(value, meta, structured, objectOnly)
+}
+
 /** A result with `isError: true` and one text block. */
 export function errorResult (message: string, meta?: Record<string, unknown>): CallToolResult {
   const result: CallToolResult = { content: [{ type: 'text', text: message }], isError: true }

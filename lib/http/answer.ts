@@ -11,31 +11,27 @@ import type { Call } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
 import type { Endpoint } from './endpoint.js'
 import { sendJson } from './respond.js'
-import { headerValue } from './headers.js'
 import { acceptsEventStream } from './streams/sse.js'
 import { answeredWithError } from './tracing.js'
 
 /**
  * Whether a call of a method that may stream (its row's `streams`) answers as Server-Sent Events:
  * a tool declared `stream: true`, or a call that asked for progress (a progressToken) or log
- * messages (a log level), from a client that accepts an event stream. Anything else is one JSON
- * answer, the fast path.
+ * messages (a log level), from a client that accepts an event stream (`accept`, its `Accept`).
+ * Anything else is one JSON answer, the fast path.
  */
-export function answersAsStream (request: FastifyRequest, call: Call): boolean {
-  if (!acceptsEventStream(headerValue(request.headers, 'accept'))) return false
+export function answersAsStream (accept: string | undefined, call: Call): boolean {
   const tool = call.target
   if (tool?.kind !== 'tool') return false // an unknown tool is a plain -32602
-  if (tool.stream || call.logLevel !== undefined) return true
   const meta = call.params._meta as Record<string, unknown> | undefined
-  return meta?.progressToken !== undefined
+  return (tool.stream || call.logLevel !== undefined || meta?.progressToken !== undefined) && acceptsEventStream(accept)
 }
 
 /**
  * Whether a 2025 call of a method that may ask (its row's `asks`) could need an event stream to
  * ask its client something: a client that declared something to ask about and accepts a stream.
  */
-export function mayAsk (request: FastifyRequest, call: Call): boolean {
-  const accept = headerValue(request.headers, 'accept')
+export function mayAsk (accept: string | undefined, call: Call): boolean {
   if (accept === undefined || !acceptsEventStream(accept)) return false
   const caps = call.client.capabilities
   return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined

@@ -8,7 +8,7 @@ import { classify, type Inbound, type InboundRequest } from '../protocol/inbound
 import { answerOf } from '../protocol/session/client-requests.js'
 import { authorize } from './access.js'
 import type { Endpoint } from './endpoint.js'
-import { headerValue } from './headers.js'
+import type { Carried } from './headers.js'
 import { legacyAnswer, legacyCall } from './legacy.js'
 import { sendAccepted, sendJson } from './respond.js'
 import { traceOf, type McpRequestTrace } from './tracing.js'
@@ -21,11 +21,11 @@ export interface BatchChecked {
 }
 
 /** The checks of a batch (the POST route's `preValidation`): a 2025-03-26 session, and not empty. */
-export async function checkBatch (endpoint: Endpoint, request: FastifyRequest, batch: Inbound): Promise<BatchChecked> {
+export async function checkBatch (endpoint: Endpoint, request: FastifyRequest, carried: Carried, batch: Inbound): Promise<BatchChecked> {
   const { sessions } = endpoint
   const session = batch.sessionId === undefined
     ? undefined
-    : sessions.fit(await sessions.find(batch.sessionId, request.mcpAuth?.subject, request.log), headerValue(request.headers, 'mcp-protocol-version'))
+    : sessions.fit(await sessions.find(batch.sessionId, request.mcpAuth?.subject, request.log), carried.version)
   if (session === undefined || !rulesOf(session.protocolVersion).batches) {
     throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches (array bodies) are only allowed in 2025-03-26 sessions; send one message per POST', 400)
   }

@@ -5,11 +5,11 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { ProtocolError } from '../errors.js'
-import { HEADER_MISMATCH } from '../spec/jsonrpc.js'
+import { SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
+import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
 import { BASE64_PREFIX as PREFIX, BASE64_SUFFIX as SUFFIX } from '../spec/headers.js'
 import type { CompiledTool } from '../define/tool.js'
-import type { Inbound } from '../protocol/inbound.js'
-import type { Target } from '../protocol/target.js'
+import type { InboundRequest } from '../protocol/inbound.js'
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 // RFC 9110 field value characters: visible ASCII, space and tab
@@ -59,35 +59,76 @@ function quote (value: string): string {
   return value.length > 64 ? `'${value.slice(0, 61)}...'` : `'${value}'`
 }
 
-/**
- * `MCP-Protocol-Version` against the body's `_meta` version. Required on every modern POST.
- */
-export function checkVersionHeader (headers: IncomingHttpHeaders, bodyVersion: string): void {
-  const header = headerValue(headers, 'mcp-protocol-version')
-  if (header === undefined) throw mismatch(`MCP-Protocol-Version header is required and must equal params._meta version ${quote(bodyVersion)}`)
-  if (header !== bodyVersion) throw mismatch(`MCP-Protocol-Version header value ${quote(header)} does not match body value ${quote(bodyVersion)}`)
+/** What a POST carried beside its body, read once: the headers every step after the Origin guard reads. */
+export interface Carried {
+  readonly accept: string | undefined
+  /** `Mcp-Session-Id`: a 2025 session, not yet looked up. */
+  readonly sessionId: string | undefined
+  /** `MCP-Protocol-Version`, as sent. */
+  readonly version: string | undefined
+}
+
+export function carriedBy (headers: IncomingHttpHeaders): Carried {
+  return {
+    accept: headerValue(headers, 'accept'),
+    sessionId: headerValue(headers, 'mcp-session-id'),
+    version: headerValue(headers, 'mcp-protocol-version')
+  }
 }
 
 /**
- * `Mcp-Method` and `Mcp-Name` (the field its method's row names, `spec/methods.ts`). With
- * `required` (modern requests) both must be there; otherwise (legacy clients, which predate them)
- * they are checked only when sent.
+ * The headers of a 2026-07-28 request against its body, in the order the spec fixes:
+ * `MCP-Protocol-Version` equals the `_meta` version (-32020), which must be one served (-32022),
+ * then `Mcp-Method` and `Mcp-Name` (-32020), then the tool's `Mcp-Param-*` (-32020). An unknown
+ * method falls through: dispatch answers it (404 + -32601) after these checks.
  */
-export function checkStandardHeaders (headers: IncomingHttpHeaders, request: Inbound & { readonly method: string }, required: boolean): void {
-  const { method } = request
+export function checkModernHeaders (headers: IncomingHttpHeaders, carried: Carried, request: InboundRequest, bodyVersion: string): void {
+  const header = carried.version
+  if (header === undefined) throw mismatch(`MCP-Protocol-Version header is required and must equal params._meta version ${quote(bodyVersion)}`)
+  if (header !== bodyVersion) throw mismatch(`MCP-Protocol-Version header value ${quote(header)} does not match body value ${quote(bodyVersion)}`)
+  if (!isModernVersion(bodyVersion)) {
+    throw new ProtocolError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${bodyVersion}`, 400, {
+      supported: SUPPORTED_VERSIONS,
+      requested: bodyVersion
+    })
+  }
+  checkRequestHeaders(headers, request, true)
+}
+
+/**
+ * The headers a 2025 session's request sent: 2025 clients predate them, so each is checked only
+ * when sent, and a mismatch is refused with the same 400 + -32020 as in the modern era.
+ */
+export function checkSessionHeaders (headers: IncomingHttpHeaders, request: InboundRequest): void {
+  checkRequestHeaders(headers, request, false)
+}
+
+/**
+ * `Mcp-Method`, `Mcp-Name` (the field its method's row names, `spec/methods.ts`) and the called
+ * tool's `Mcp-Param-*`. With `required` (modern requests) each must be there; otherwise (legacy
+ * clients, which predate them) they are checked only when sent.
+ */
+function checkRequestHeaders (headers: IncomingHttpHeaders, request: InboundRequest, required: boolean): void {
+  const { method, target } = request
   const sentMethod = headerValue(headers, 'mcp-method')
   if (sentMethod === undefined) {
     if (required) throw mismatch(`Mcp-Method header is required and must equal the body's method ${quote(method)}`)
   } else if (sentMethod !== method) {
     throw mismatch(`Mcp-Method header value ${quote(sentMethod)} does not match body value ${quote(method)}`)
   }
+  checkNameHeader(headers, request, required)
+  // only a tool has Mcp-Param-* headers; an unknown tool has none: the method answers -32602 for it
+  if (target?.kind === 'tool' && target.headers.length > 0) checkParamHeaders(headers, target, request.params!.arguments, required)
+}
+
+function checkNameHeader (headers: IncomingHttpHeaders, request: InboundRequest, required: boolean): void {
   const field = request.facts?.mcpName
   // a body without the field is a malformed request: the method itself answers -32602 for it
   const bodyName = request.name
   if (field === undefined || bodyName === undefined) return
   const rawName = headerValue(headers, 'mcp-name')
   if (rawName === undefined) {
-    if (required) throw mismatch(`Mcp-Name header is required for ${method} and must equal params.${field} ${quote(bodyName)}`)
+    if (required) throw mismatch(`Mcp-Name header is required for ${request.method} and must equal params.${field} ${quote(bodyName)}`)
     return
   }
   const name = decodeHeaderValue('Mcp-Name', rawName)
@@ -136,9 +177,4 @@ export function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledT
       throw mismatch(`${param.display} header value ${quote(value)} does not match body value ${quote(typeof body === 'string' ? body : JSON.stringify(body))} of argument '${param.path.join('.')}'`)
     }
   }
-}
-
-/** The called tool's `Mcp-Param-*` headers. An unknown tool has none: the method answers -32602 for it. */
-export function checkToolHeaders (headers: IncomingHttpHeaders, target: Target | undefined, params: Record<string, unknown> | undefined, required: boolean): void {
-  if (target?.kind === 'tool' && target.headers.length > 0) checkParamHeaders(headers, target, params!.arguments, required)
 }

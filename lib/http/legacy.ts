@@ -15,9 +15,9 @@ import type { Inbound, InboundRequest } from '../protocol/inbound.js'
 import { answerOf } from '../protocol/session/client-requests.js'
 import { answerDeferred, answerStreaming, answersAsStream, mayAsk } from './answer.js'
 import type { Endpoint } from './endpoint.js'
-import { checkStandardHeaders, checkToolHeaders, headerValue } from './headers.js'
+import { checkSessionHeaders, type Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
-import { answeredWithError, inSession, outcomeOf } from './tracing.js'
+import { answeredWithError, inSession } from './tracing.js'
 import { HttpTransport } from './transport.js'
 import { isThenable } from '../values.js'
 
@@ -36,6 +36,7 @@ export interface LegacyChecked {
   readonly kind: 'legacy'
   readonly session: Session
   readonly inbound: Inbound
+  readonly carried: Carried
 }
 
 /**
@@ -44,32 +45,30 @@ export interface LegacyChecked {
  * headers: each is checked only when sent, and a mismatch is refused with the same 400 + -32020 as
  * in the modern era. Sync with a store that answers synchronously.
  */
-export function checkLegacy (endpoint: Endpoint, request: FastifyRequest, inbound: Inbound): LegacyChecked | Promise<LegacyChecked> {
+export function checkLegacy (endpoint: Endpoint, request: FastifyRequest, carried: Carried, inbound: Inbound): LegacyChecked | Promise<LegacyChecked> {
   const found = endpoint.sessions.find(inbound.sessionId!, request.mcpAuth?.subject, request.log)
-  if (isThenable(found)) return Promise.resolve(found).then((session) => checkInSession(endpoint, request, inbound, session))
-  return checkInSession(endpoint, request, inbound, found)
+  if (isThenable(found)) return Promise.resolve(found).then((session) => checkInSession(endpoint, request, carried, inbound, session))
+  return checkInSession(endpoint, request, carried, inbound, found)
 }
 
-function checkInSession (endpoint: Endpoint, request: FastifyRequest, inbound: Inbound, found: Session | undefined): LegacyChecked {
-  const session = endpoint.sessions.fit(found, headerValue(request.headers, 'mcp-protocol-version'))
+function checkInSession (endpoint: Endpoint, request: FastifyRequest, carried: Carried, inbound: Inbound, found: Session | undefined): LegacyChecked {
+  const session = endpoint.sessions.fit(found, carried.version)
   inSession(request, session)
-  if (inbound.kind === 'request') {
-    checkStandardHeaders(request.headers, inbound as InboundRequest, false)
-    checkToolHeaders(request.headers, inbound.target, inbound.params, false)
-  }
-  return { kind: 'legacy', session, inbound }
+  if (inbound.kind === 'request') checkSessionHeaders(request.headers, inbound as InboundRequest)
+  return { kind: 'legacy', session, inbound, carried }
 }
 
 /** Answers a checked message of a 2025 session: 202 for a notification or a response, else the request's answer. */
-export function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: LegacyChecked): FastifyReply | Promise<FastifyReply> {
+export function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: LegacyChecked, outcome: CallOutcome | undefined): FastifyReply | Promise<FastifyReply> {
   endpoint.streams.calls.received(request)
   const { session, inbound } = checked
   if (inbound.kind === 'response') return answered(endpoint, request, reply, session, inbound)
   if (inbound.kind === 'notification') return notified(endpoint, reply, session, inbound)
-  const call = legacyCall(endpoint, request, reply, session, inbound as InboundRequest, outcomeOf(request))
+  const call = legacyCall(endpoint, request, reply, session, inbound as InboundRequest, outcome)
   const facts = inbound.facts
-  if (facts?.streams === true && answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
-  if (facts?.asks === true && mayAsk(request, call)) return answerDeferred(endpoint, request, reply, call)
+  const { accept } = checked.carried
+  if (facts?.streams === true && answersAsStream(accept, call)) return answerStreaming(endpoint, request, reply, call)
+  if (facts?.asks === true && mayAsk(accept, call)) return answerDeferred(endpoint, request, reply, call)
   const answer = legacyAnswer(endpoint, call, true)
   // a sync tool's answer is sent in the same turn: no promise on the hot path
   if (isThenable(answer)) return Promise.resolve(answer).then((json) => sendJson(reply, 200, json))

@@ -4,18 +4,15 @@
  * route's `preHandler`), then the answer. Stateless: nothing here outlives the request.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ProtocolError } from '../errors.js'
-import { SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
-import { UNSUPPORTED_PROTOCOL_VERSION, resultText } from '../spec/jsonrpc.js'
-import { modernCall, type Call } from '../protocol/call.js'
+import { resultText } from '../spec/jsonrpc.js'
+import { modernCall, type Call, type CallOutcome } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
-import { readModernMeta, type InboundRequest, type ModernMeta } from '../protocol/inbound.js'
+import type { InboundRequest, ModernMeta } from '../protocol/inbound.js'
 import { listenFilter } from '../protocol/methods/subscriptions.js'
 import { answerStreaming, answersAsStream } from './answer.js'
 import type { Endpoint } from './endpoint.js'
-import { checkStandardHeaders, checkToolHeaders, checkVersionHeader } from './headers.js'
+import { checkModernHeaders, type Carried } from './headers.js'
 import { sendJson } from './respond.js'
-import { outcomeOf } from './tracing.js'
 import { HttpTransport } from './transport.js'
 
 /** A 2026-07-28 request that passed its checks: what `answerModern` answers. */
@@ -23,34 +20,27 @@ export interface ModernChecked {
   readonly kind: 'modern'
   readonly inbound: InboundRequest
   readonly meta: ModernMeta
+  readonly carried: Carried
 }
 
 /**
  * The checks of a 2026-07-28 request, in the spec's order, before the handler (the POST route's
- * `preValidation`); the method's own -32601 and the params' -32602 come from dispatch, after them.
+ * `preValidation`): its `_meta` (read when it was classified), then its headers; the method's own
+ * -32601 and the params' -32602 come from dispatch, after them.
  */
-export function checkModern (request: FastifyRequest, inbound: InboundRequest): ModernChecked {
-  const { headers } = request
-  const meta = readModernMeta(inbound.params)
-  checkVersionHeader(headers, meta.protocolVersion)
-  if (!isModernVersion(meta.protocolVersion)) {
-    throw new ProtocolError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${meta.protocolVersion}`, 400, {
-      supported: SUPPORTED_VERSIONS,
-      requested: meta.protocolVersion
-    })
-  }
-  checkStandardHeaders(headers, inbound, true)
-  // an unknown method falls through to dispatch, which answers 404 + -32601 after these checks
-  checkToolHeaders(headers, inbound.target, inbound.params, true)
-  return { kind: 'modern', inbound, meta }
+export function checkModern (request: FastifyRequest, carried: Carried, inbound: InboundRequest): ModernChecked {
+  if (inbound.metaRefusal !== undefined) throw inbound.metaRefusal
+  const meta = inbound.meta!
+  checkModernHeaders(request.headers, carried, inbound, meta.protocolVersion)
+  return { kind: 'modern', inbound, meta, carried }
 }
 
 /** Answers a checked 2026-07-28 request: JSON, an event stream, or a listen. Sync when the method is (a list, a sync tool). */
-export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked): FastifyReply | Promise<FastifyReply> {
+export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked, outcome: CallOutcome | undefined): FastifyReply | Promise<FastifyReply> {
   const { inbound } = checked
-  const call = modernCall(inbound, checked.meta, new HttpTransport(request, reply), request.mcpAuth ?? undefined, outcomeOf(request))
+  const call = modernCall(inbound, checked.meta, new HttpTransport(request, reply), request.mcpAuth ?? undefined, outcome)
   const facts = inbound.facts
-  if (facts?.streams === true && answersAsStream(request, call)) return answerStreaming(endpoint, request, reply, call)
+  if (facts?.streams === true && answersAsStream(checked.carried.accept, call)) return answerStreaming(endpoint, request, reply, call)
   if (facts?.listens === true) return listen(endpoint, request, reply, call)
   const result = dispatch(endpoint.server, call)
   if (result instanceof Promise) return result.then((json) => sendJson(reply, 200, resultText(call.id, json)))

@@ -14,16 +14,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProtocolError } from '../errors.js'
 import { isModernVersion } from '../spec/eras.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
+import type { CallOutcome } from '../protocol/call.js'
 import { classify, readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
 import type { Registry } from '../define/registry.js'
 import { authorize } from './access.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
-import { headerValue } from './headers.js'
+import { carriedBy, headerValue, type Carried } from './headers.js'
 import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from './legacy.js'
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
-import { answeredWith, hasSpan } from './tracing.js'
+import { answeredWith, kTraced, type Traced } from './tracing.js'
 
 /** What `check` found a POST to be, for the steps after it. */
 export type Checked =
@@ -41,16 +42,16 @@ export const kInbound = Symbol('fastify-sake.inbound')
 /** On each request of the POST route: what `check` found it to be, for the steps after it. */
 export const kChecked = Symbol('fastify-sake.checked')
 
-type PostRequest = FastifyRequest & { [kInbound]: Inbound | null, [kChecked]: Checked | null }
+type PostRequest = FastifyRequest & { [kInbound]: Inbound | null, [kChecked]: Checked | null, [kTraced]: Traced | null }
 
 /**
  * The classification of a request's body, made on first use (the plugin's check, or a host hook
  * that reads `request.mcp` before it) and kept on the request: nothing classifies it again.
  * Only once the body is read (`request.body` defined).
  */
-export function inboundOf (request: FastifyRequest, registry: Registry): Inbound {
+export function inboundOf (request: FastifyRequest, registry: Registry, carried: Carried = carriedBy(request.headers)): Inbound {
   const held = request as PostRequest
-  return (held[kInbound] ??= classify(registry, request.body, headerValue(request.headers, 'mcp-session-id'), headerValue(request.headers, 'mcp-protocol-version')))
+  return (held[kInbound] ??= classify(registry, request.body, carried.sessionId, carried.version))
 }
 
 /** `Accept` must allow JSON; an absent header accepts anything (RFC 9110). */
@@ -67,19 +68,20 @@ const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
  * hot path), and for a session in a store that answers synchronously.
  */
 export function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
-  if (!acceptsJson(headerValue(request.headers, 'accept'))) throw notAcceptable
+  const carried = carriedBy(request.headers)
+  if (!acceptsJson(carried.accept)) throw notAcceptable
   // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
   if (request.body === undefined) throw emptyBody
-  const inbound = inboundOf(request, endpoint.server.registry)
-  if (inbound.kind === 'batch') return checkBatch(endpoint, request, inbound)
+  const inbound = inboundOf(request, endpoint.server.registry, carried)
+  if (inbound.kind === 'batch') return checkBatch(endpoint, request, carried, inbound)
   if (inbound.refusal !== undefined) throw inbound.refusal // a body that is no message
   if (inbound.kind !== 'response') bindLog(request, reply, inbound)
   if (inbound.era === 'modern') {
     // the revision defines no client notifications over HTTP: accept and drop them
-    return inbound.kind === 'notification' ? ACCEPTED : checkModern(request, inbound as InboundRequest)
+    return inbound.kind === 'notification' ? ACCEPTED : checkModern(request, carried, inbound as InboundRequest)
   }
   if (inbound.kind === 'request' && inbound.facts?.handshake === true) return { kind: 'initialize', inbound: inbound as InboundRequest }
-  if (inbound.sessionId !== undefined) return checkLegacy(endpoint, request, inbound)
+  if (inbound.sessionId !== undefined) return checkLegacy(endpoint, request, carried, inbound)
   return { kind: 'sessionless', inbound }
 }
 
@@ -90,12 +92,15 @@ export function authorizePost (endpoint: Endpoint, request: FastifyRequest, chec
   else if (checked.kind === 'batch') authorizeBatch(endpoint, request, checked.items)
 }
 
-/** Answers a checked POST. Errors it does not catch are ProtocolErrors for the error handler. */
-export function handlePost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: Checked): FastifyReply | Promise<FastifyReply> {
+/**
+ * Answers a checked POST; `outcome`: where its call notes how it ended, when something traces it.
+ * Errors it does not catch are ProtocolErrors for the error handler.
+ */
+export function handlePost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: Checked, outcome: CallOutcome | undefined): FastifyReply | Promise<FastifyReply> {
   // not async: a 2025 call of a sync tool is answered without a promise
   switch (checked.kind) {
-    case 'modern': return answerModern(endpoint, request, reply, checked)
-    case 'legacy': return answerLegacy(endpoint, request, reply, checked)
+    case 'modern': return answerModern(endpoint, request, reply, checked, outcome)
+    case 'legacy': return answerLegacy(endpoint, request, reply, checked, outcome)
     case 'batch': return answerBatch(endpoint, request, reply, checked)
     case 'accepted': return sendAccepted(reply)
     case 'initialize': return handleInitialize(endpoint, request, reply, checked.inbound)
@@ -150,9 +155,12 @@ export function postRoute (endpoint: Endpoint): PostRoute {
     // span then ends late), and a returned reply is sent again
     handle: function mcpPost (request, reply) {
       const checked = (request as PostRequest)[kChecked]!
-      const answer = hasSpan(request)
-        ? endpoint.tracing.within(request, () => handlePost(endpoint, request, reply, checked))
-        : handlePost(endpoint, request, reply, checked)
+      // traced: the call notes its outcome on the trace, and runs inside its span when it has one
+      const traced = (request as PostRequest)[kTraced]
+      const span = traced?.span
+      const answer = span !== undefined
+        ? endpoint.tracing.within(span, () => handlePost(endpoint, request, reply, checked, traced!.trace))
+        : handlePost(endpoint, request, reply, checked, traced?.trace)
       return answer instanceof Promise ? answer : undefined
     }
   }

@@ -60,19 +60,17 @@ const INTERNAL = { code: INTERNAL_ERROR, message: 'Internal error' }
 /** On a request of the POST route: its message's trace, while one is being taken (see `Tracing.begin`). */
 export const kTraced = Symbol('fastify-sake.traced')
 
-/** One message being traced: its context, whether the channel saw its start, and its span. */
-interface Traced {
+/**
+ * One message being traced, on its request (`kTraced`): its context (where its call notes its
+ * outcome), whether the channel saw its start, and its span. The POST handler reads it there.
+ */
+export interface Traced {
   readonly trace: McpRequestTrace
   readonly published: boolean
   readonly span: StartedSpan | undefined
 }
 
 type TracedRequest = FastifyRequest & { [kTraced]?: Traced | null }
-
-/** Whether a POST's message has a span, which its handler must run in. */
-export function hasSpan (request: FastifyRequest): boolean {
-  return (request as TracedRequest)[kTraced]?.span !== undefined
-}
 
 /**
  * The trace of one message, as far as its classification tells (its handler fills in the rest);
@@ -82,11 +80,6 @@ export function traceOf (request: FastifyRequest, inbound: Inbound, era: Era | u
   const field = inbound.facts?.logged
   const name = field === undefined ? undefined : inbound.params?.[field]
   return { method: inbound.method!, name: typeof name === 'string' ? name : undefined, era, protocolVersion, id: inbound.id, sessionId, request }
-}
-
-/** Where a traced POST notes its call's outcome (`call.outcome`); undefined when nothing traces it. */
-export function outcomeOf (request: FastifyRequest): CallOutcome | undefined {
-  return (request as TracedRequest)[kTraced]?.trace
 }
 
 /** A traced message of a session: its version and session are the session's (an `initialize`: the one it opened). */
@@ -152,8 +145,8 @@ export class Tracing {
    * Runs the POST route's handler inside its message's span, so that a tool's own spans are its
    * children. Returns what the handler returns, sync or not (an answer sent in its turn stays so).
    */
-  within<T> (request: FastifyRequest, handler: () => T): T {
-    return this.spans!.within((request as TracedRequest)[kTraced]!.span!, handler)
+  within<T> (span: StartedSpan, handler: () => T): T {
+    return this.spans!.within(span, handler)
   }
 
   /** Runs `answer`, the whole handling of one message of a batch (`inbound`), traced as `trace`. */
@@ -225,7 +218,7 @@ interface OtelSpan {
 }
 
 /** A started span, and the context that makes it the active one. */
-interface StartedSpan { readonly span: OtelSpan, readonly context: OtelContext }
+export interface StartedSpan { readonly span: OtelSpan, readonly context: OtelContext }
 
 /**
  * The HTTP request's own span, as the ambient context: @fastify/otel's request span when it

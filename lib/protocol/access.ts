@@ -8,7 +8,8 @@ import { factsOf } from '../spec/methods.js'
 import type { AuthInfo } from '../spec/types.js'
 import { allows } from '../define/access.js'
 import type { Registry } from '../define/registry.js'
-import { accessOf, describeTarget, targetOf, type Target } from './target.js'
+import { targetOf } from './inbound.js'
+import { accessOf, describeTarget, type Target } from './target.js'
 
 /**
  * Why the caller may not make a call to `target`, or undefined when it may. Scopes come first: a

@@ -14,11 +14,11 @@ import { isLegacyVersion, isModernVersion, negotiate, type Era } from '../spec/e
 import { INVALID_PARAMS, idOf, messageKind, type MessageKind, type RequestId } from '../spec/jsonrpc.js'
 import { LOG_LEVELS } from '../spec/log-levels.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
-import { factsOf, type MethodFacts } from '../spec/methods.js'
+import { METHODS, type MethodFacts } from '../spec/methods.js'
 import type { ClientInfo } from '../spec/types.js'
 import { isObject } from '../values.js'
 import type { Registry } from '../define/registry.js'
-import { targetOf, type Target } from './target.js'
+import type { Target } from './target.js'
 
 /** A body as the server first reads it. Every field is always present (undefined when it does not apply). */
 export interface Inbound {
@@ -50,6 +50,10 @@ export interface Inbound {
   readonly error: unknown
   /** `response`: its id, which names a question of ours. */
   readonly responseId: RequestId | null | undefined
+  /** A 2026-07-28 request's `_meta`, read and checked (`readModernMeta`); undefined otherwise. */
+  readonly meta: ModernMeta | undefined
+  /** Why a 2026-07-28 request's `_meta` is refused (400 + -32602): the first of the era's checks throws it. */
+  readonly metaRefusal: ProtocolError | undefined
 }
 
 /** A request, once its kind is known. */
@@ -70,29 +74,37 @@ export function classify (registry: Registry, body: unknown, sessionId: string |
   let params: Record<string, unknown> | undefined
   let id: RequestId | undefined
   let responseId: RequestId | null | undefined
-  const message = isObject(body) ? body : undefined
+  let message: Record<string, unknown> | undefined
   if (Array.isArray(body)) {
     kind = 'batch'
   } else {
     try {
       kind = messageKind(body)
+      message = body as Record<string, unknown>
     } catch (err) {
       kind = 'invalid'
       refusal = err as ProtocolError
+      message = isObject(body) ? body : undefined
     }
     if (kind === 'response') {
       responseId = message!.id as RequestId | null
+    } else if (kind !== 'invalid') {
+      // a valid message: messageKind checked its method (a string) and params (an object or none)
+      method = message!.method as string
+      params = message!.params as Record<string, unknown> | undefined
+      id = kind === 'request' ? message!.id as RequestId : undefined
     } else {
-      // what a request or notification says, and as much of it as an invalid message has
+      // as much as an invalid message tells
       method = typeof message?.method === 'string' ? message.method : undefined
       params = isObject(message?.params) ? message.params : undefined
-      id = kind === 'request' ? message!.id as RequestId : idOf(body) ?? undefined
+      id = idOf(body) ?? undefined
     }
   }
-  const facts = method === undefined ? undefined : factsOf(method)
-  if (method !== undefined && isModern(params)) {
+  const facts = method === undefined ? undefined : METHODS.get(method)
+  const meta = metaOf(params)
+  if (method !== undefined && meta !== undefined && meta[META_PROTOCOL_VERSION] !== undefined) {
     era = 'modern'
-    const version = (params!._meta as Record<string, unknown>)[META_PROTOCOL_VERSION]
+    const version = meta[META_PROTOCOL_VERSION]
     protocolVersion = typeof version === 'string' ? version : undefined
   } else if (facts?.handshake === true) {
     era = 'legacy'
@@ -103,6 +115,16 @@ export function classify (registry: Registry, body: unknown, sessionId: string |
   }
   const field = facts?.mcpName
   const named = field === undefined ? undefined : params?.[field]
+  // a 2026-07-28 request says in its _meta who asks and at which version: read here, once
+  let modern: ModernMeta | undefined
+  let metaRefusal: ProtocolError | undefined
+  if (era === 'modern' && kind === 'request') {
+    try {
+      modern = checkMeta(meta)
+    } catch (err) {
+      metaRefusal = err as ProtocolError
+    }
+  }
   // one literal, every field in the same order: one hidden class for every kind
   return {
     kind,
@@ -119,7 +141,9 @@ export function classify (registry: Registry, body: unknown, sessionId: string |
     items: kind === 'batch' ? body as unknown[] : undefined,
     result: kind === 'response' ? message!.result : undefined,
     error: kind === 'response' ? message!.error : undefined,
-    responseId
+    responseId,
+    meta: modern,
+    metaRefusal
   }
 }
 
@@ -131,7 +155,7 @@ export function classify (registry: Registry, body: unknown, sessionId: string |
  */
 export function classifyHeaders (registry: Registry, versionHeader: string | undefined, sessionId: string | undefined, method: string | undefined, name: string | undefined): Pick<Inbound, 'era' | 'protocolVersion' | 'method' | 'name' | 'sessionId' | 'target'> {
   const era: Era | undefined = sessionId !== undefined ? 'legacy' : isModernVersion(versionHeader) ? 'modern' : undefined
-  const facts = method === undefined || name === undefined ? undefined : factsOf(method)
+  const facts = method === undefined || name === undefined ? undefined : METHODS.get(method)
   return {
     era,
     protocolVersion: era === undefined ? undefined : versionHeader,
@@ -143,16 +167,34 @@ export function classifyHeaders (registry: Registry, versionHeader: string | und
   }
 }
 
+/**
+ * The item `params` names for a method with those `facts` (`spec/methods.ts`); undefined when the
+ * method names none, or names one that does not exist or not in the right shape (the method itself
+ * then answers the precise -32602).
+ */
+export function targetOf (registry: Registry, facts: MethodFacts | undefined, params: Record<string, unknown> | undefined): Target | undefined {
+  if (params === undefined) return undefined
+  switch (facts?.target) {
+    case 'tool':
+      return typeof params.name === 'string' ? registry.tools.get(params.name) : undefined
+    case 'prompt':
+      return typeof params.name === 'string' ? registry.prompts.get(params.name) : undefined
+    case 'resource':
+      return typeof params.uri === 'string' ? registry.findResource(params.uri) : undefined
+    case 'reference': {
+      const ref = params.ref
+      if (!isObject(ref)) return undefined
+      if (ref.type === 'ref/prompt') return typeof ref.name === 'string' ? registry.prompts.get(ref.name) : undefined
+      return ref.type === 'ref/resource' && typeof ref.uri === 'string' ? registry.templates.get(ref.uri) : undefined
+    }
+  }
+  return undefined
+}
+
 /** The `_meta` object of a message's params, if it has one. */
 export function metaOf (params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const meta = params?._meta
   return isObject(meta) ? meta : undefined
-}
-
-/** True when the message carries modern per-request metadata. */
-export function isModern (params: Record<string, unknown> | undefined): boolean {
-  const meta = metaOf(params)
-  return meta !== undefined && meta[META_PROTOCOL_VERSION] !== undefined
 }
 
 export interface ModernMeta {
@@ -163,7 +205,10 @@ export interface ModernMeta {
 
 /** Checks the required `_meta` fields of a modern request and reads them (400 + -32602 when one is missing or malformed). */
 export function readModernMeta (params: Record<string, unknown> | undefined): ModernMeta {
-  const meta = metaOf(params)
+  return checkMeta(metaOf(params))
+}
+
+function checkMeta (meta: Record<string, unknown> | undefined): ModernMeta {
   if (meta === undefined) {
     throw new ProtocolError(INVALID_PARAMS, `Invalid params: a 2026-07-28 request needs params._meta with "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}"`, 400)
   }
@@ -175,8 +220,9 @@ export function readModernMeta (params: Record<string, unknown> | undefined): Mo
   if (!isObject(capabilities)) {
     throw new ProtocolError(INVALID_PARAMS, `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] is required and must be an object ({} for none)`, 400)
   }
-  const info = meta[META_CLIENT_INFO]
-  if (info !== undefined && !(isObject(info) && typeof info.name === 'string' && typeof info.version === 'string')) {
+  const info = meta[META_CLIENT_INFO] as Record<string, unknown> | undefined
+  // a JSON value with string name and version is an object: only its fields need a look
+  if (info !== undefined && !(typeof info?.name === 'string' && typeof info.version === 'string')) {
     throw new ProtocolError(INVALID_PARAMS, `Invalid params: params._meta["${META_CLIENT_INFO}"] must be an object with "name" and "version" strings`, 400)
   }
   const logLevel = meta[META_LOG_LEVEL]

@@ -4,10 +4,10 @@ import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { describe, isThenable } from '../../values.js'
 import { explain } from '../../define/messages.js'
-import { errorResult, payloadOf, shape, unwrap, type CallToolResult } from '../../define/result.js'
+import { errorResult, resultOf, unwrap, type CallToolResult } from '../../define/result.js'
 import type { CompiledTool } from '../../define/tool.js'
 import type { Call } from '../call.js'
-import { CallContext } from '../call-context.js'
+import { CallContext } from '../context.js'
 import { finishRound, readRetry } from '../input/round-trip.js'
 import { resultJson } from '../results.js'
 import type { ServerContext } from '../server.js'
@@ -86,7 +86,9 @@ export function callTool (server: ServerContext, call: Call): string | Promise<s
   const args = argumentsOf(tool, call.params)
   // one check on the hot path: only a task tool, or a call asking for a task, goes further
   const ttl = tool.task !== undefined || call.params.task !== undefined ? taskTtl(server, call, tool) : undefined
-  const retry = call.era === 'modern' ? readRetry(input, call, tool.name, call.params.arguments) : undefined
+  // only a retry of an earlier round carries a requestState or answers: a first call reads nothing
+  const { requestState, inputResponses } = call.params
+  const retry = call.era === 'modern' && (requestState !== undefined || inputResponses !== undefined) ? readRetry(input, call, tool.name, call.params.arguments) : undefined
   const ctx = new CallContext(call, tool.logBindings, input, retry)
   if (ttl !== undefined) return callAsTask(server, call, tool, args, ttl, ctx)
   let result: CallToolResult | Promise<CallToolResult>
@@ -96,7 +98,8 @@ export function callTool (server: ServerContext, call: Call): string | Promise<s
     return failed(server, call, tool, ctx, err)
   }
   // a sync tool is answered in the same turn: no promise between the request and its answer
-  if (isThenable(result)) return result.then((value) => settle(server, call, tool, ctx, value), (err: unknown) => failed(server, call, tool, ctx, err))
+  // `run` hands on execute's own promise (or prepare's): a real one, never a user's thenable
+  if (result instanceof Promise) return result.then((value) => settle(server, call, tool, ctx, value), (err: unknown) => failed(server, call, tool, ctx, err))
   return settle(server, call, tool, ctx, result)
 }
 
@@ -243,15 +246,13 @@ function shaped (tool: CompiledTool, returned: unknown, call: Call, ctx: CallCon
   // a question the handler caught and went past: its result is moot, input_required wins
   if (asked(ctx)) return PENDING
   if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
-  const { value, meta, error } = unwrap(returned)
-  if (error !== undefined) return errorResult(error.message, meta)
-  if (tool.validateOutput !== undefined && !tool.validateOutput(payloadOf(value))) {
-    ctx.log.error({ problems: explain(tool.validateOutput.errors, 'property') }, `tool '${tool.name}' returned a value that does not match its output schema`)
-    return internalFailure(tool)
-  }
   // a legacy call's version is always one that `initialize` negotiated
   const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
-  const result = shape(value, meta, structured, call.era === 'legacy')
+  const result = resultOf(returned, structured, call.era === 'legacy', tool.validateOutput)
+  if (result === undefined) {
+    ctx.log.error({ problems: explain(tool.validateOutput!.errors, 'property') }, `tool '${tool.name}' returned a value that does not match its output schema`)
+    return internalFailure(tool)
+  }
   return tool.ui === undefined ? result : uiFallback(tool, result)
 }
 
