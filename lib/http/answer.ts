@@ -2,17 +2,21 @@
  * How a call's answer goes out once its era's checks passed: as one JSON body (the fast path), as
  * an event stream from the start (a tool that streams, or a call that asked for progress or log
  * messages), or, in a 2025 session, as JSON that turns into a stream at the handler's first
- * question to the client.
+ * question to the client; and a 2025 request's answer as the JSON-RPC response it is, alone or as
+ * an item of a batch.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AccessRefusal, ProtocolError } from '../errors.js'
 import { INTERNAL_ERROR, errorBody, resultText } from '../spec/jsonrpc.js'
-import type { Call } from '../protocol/call.js'
+import type { Session } from '../state/session-store.js'
+import { sessionCall, type Call, type CallOutcome } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
+import type { InboundRequest } from '../protocol/inbound.js'
 import type { Endpoint } from './endpoint.js'
 import { sendJson } from './respond.js'
 import { acceptsEventStream } from './streams/sse.js'
 import { answeredWithError } from './tracing.js'
+import { HttpTransport } from './transport.js'
 
 /**
  * Whether a call of a method that may stream (its row's `streams`) answers as Server-Sent Events:
@@ -76,4 +80,37 @@ async function runToText (endpoint: Endpoint, request: FastifyRequest, call: Cal
 function internalError (request: FastifyRequest, err: unknown): ProtocolError {
   request.log.error({ err }, 'fastify-sake: unexpected error while streaming a response')
   return new ProtocolError(INTERNAL_ERROR, 'Internal error', 500)
+}
+
+/** A request of a session as a call, on this request's connection, cancellable by `notifications/cancelled`. */
+export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, inbound: InboundRequest, outcome: CallOutcome | undefined): Call {
+  const transport = new HttpTransport(request, reply, { cancellations: endpoint.sessions.cancellations, sessionId: session.id, requestId: inbound.id })
+  return sessionCall(session, inbound, transport, request.mcpAuth ?? undefined, outcome)
+}
+
+/**
+ * Runs one legacy request and returns its whole JSON-RPC response, result or error (in a batch
+ * each item has its own; none of them can set the HTTP status). `alone`: the only message of its
+ * POST, whose refusal by authorization keeps its HTTP status and challenge.
+ */
+export function legacyAnswer (endpoint: Endpoint, call: Call, alone = false): string | Promise<string> {
+  let answer: string | Promise<string>
+  try {
+    answer = dispatch(endpoint.server, call)
+  } catch (err) {
+    return refused(call, err, alone)
+  }
+  // sync when the method is (a sync tool): the answer in the same turn
+  if (answer instanceof Promise) return answer.then((result) => resultText(call.id, result), (err: unknown) => refused(call, err, alone))
+  return resultText(call.id, answer)
+}
+
+/** A request's failure as its JSON-RPC error; an authorization refusal of a message alone is thrown, to keep its status and challenge. */
+function refused (call: Call, err: unknown, alone: boolean): string {
+  /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
+  if (!(err instanceof ProtocolError)) throw err
+  // a refusal by authorization needs its status and challenge, which a message alone can have
+  if (alone && err instanceof AccessRefusal) throw err
+  answeredWithError(call, err)
+  return JSON.stringify(errorBody(call.id, err))
 }

@@ -9,7 +9,7 @@ import { answerOf } from '../protocol/session/client-requests.js'
 import { authorize } from './access.js'
 import type { Endpoint } from './endpoint.js'
 import type { Carried } from './headers.js'
-import { legacyAnswer, legacyCall } from './legacy.js'
+import { legacyAnswer, legacyCall } from './answer.js'
 import { sendAccepted, sendJson } from './respond.js'
 import { traceOf, type McpRequestTrace } from './tracing.js'
 

@@ -6,19 +6,16 @@
  * (`protocol/session/sessions.ts`); this file carries it on Fastify's request and reply.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { AccessRefusal, ProtocolError } from '../errors.js'
-import { errorBody, resultText } from '../spec/jsonrpc.js'
+import { resultText } from '../spec/jsonrpc.js'
 import type { Session } from '../state/session-store.js'
-import { sessionCall, type Call, type CallOutcome } from '../protocol/call.js'
-import { dispatch } from '../protocol/dispatch.js'
+import type { CallOutcome } from '../protocol/call.js'
 import type { Inbound, InboundRequest } from '../protocol/inbound.js'
 import { answerOf } from '../protocol/session/client-requests.js'
-import { answerDeferred, answerStreaming, answersAsStream, mayAsk } from './answer.js'
+import { answerDeferred, answerStreaming, answersAsStream, legacyAnswer, legacyCall, mayAsk } from './answer.js'
 import type { Endpoint } from './endpoint.js'
 import { checkSessionHeaders, type Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
-import { answeredWithError, inSession } from './tracing.js'
-import { HttpTransport } from './transport.js'
+import { inSession } from './tracing.js'
 import { isThenable } from '../values.js'
 
 /** `initialize`: a new session, its id in the `Mcp-Session-Id` header of the answer. */
@@ -83,37 +80,4 @@ async function answered (endpoint: Endpoint, request: FastifyRequest, reply: Fas
 async function notified (endpoint: Endpoint, reply: FastifyReply, session: Session, inbound: Inbound): Promise<FastifyReply> {
   await endpoint.sessions.notified(session, inbound.method!, inbound.params)
   return sendAccepted(reply)
-}
-
-/** A request of a session as a call, on this request's connection, cancellable by `notifications/cancelled`. */
-export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, inbound: InboundRequest, outcome: CallOutcome | undefined): Call {
-  const transport = new HttpTransport(request, reply, { cancellations: endpoint.sessions.cancellations, sessionId: session.id, requestId: inbound.id })
-  return sessionCall(session, inbound, transport, request.mcpAuth ?? undefined, outcome)
-}
-
-/**
- * Runs one legacy request and returns its whole JSON-RPC response, result or error (in a batch
- * each item has its own; none of them can set the HTTP status). `alone`: the only message of its
- * POST, whose refusal by authorization keeps its HTTP status and challenge.
- */
-export function legacyAnswer (endpoint: Endpoint, call: Call, alone = false): string | Promise<string> {
-  let answer: string | Promise<string>
-  try {
-    answer = dispatch(endpoint.server, call)
-  } catch (err) {
-    return refused(call, err, alone)
-  }
-  // sync when the method is (a sync tool): the answer in the same turn
-  if (answer instanceof Promise) return answer.then((result) => resultText(call.id, result), (err: unknown) => refused(call, err, alone))
-  return resultText(call.id, answer)
-}
-
-/** A request's failure as its JSON-RPC error; an authorization refusal of a message alone is thrown, to keep its status and challenge. */
-function refused (call: Call, err: unknown, alone: boolean): string {
-  /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
-  if (!(err instanceof ProtocolError)) throw err
-  // a refusal by authorization needs its status and challenge, which a message alone can have
-  if (alone && err instanceof AccessRefusal) throw err
-  answeredWithError(call, err)
-  return JSON.stringify(errorBody(call.id, err))
 }

@@ -4,7 +4,7 @@
  *
  * - `check` (the route's `preValidation`): the body is classified once (`protocol/inbound.ts`: its
  *   era, method, what it names), the classification is kept on the request for every later reader
- *   (`request.mcp`, the log bindings, the traces), and the era's checks run in the spec's order
+ *   (`request-info.ts`: `request.mcp`; the log bindings, the traces), and the era's checks run in the spec's order
  *   (`modern.ts`, `legacy.ts`, `batch.ts`);
  * - `authorize` (its `preHandler`, with auth on): what the caller may do with what it targets;
  * - `handle` (the handler): the answer. Both eras share the method tables of
@@ -15,15 +15,15 @@ import { ProtocolError } from '../errors.js'
 import { isModernVersion } from '../spec/eras.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 import type { CallOutcome } from '../protocol/call.js'
-import { classify, readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
-import type { Registry } from '../define/registry.js'
+import { readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
 import { authorize } from './access.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
-import { carriedBy, headerValue, type Carried } from './headers.js'
+import { carriedBy, headerValue } from './headers.js'
 import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from './legacy.js'
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
+import { inboundOf } from './request-info.js'
 import { answeredWith, kTraced, type Traced } from './tracing.js'
 
 /** What `check` found a POST to be, for the steps after it. */
@@ -37,22 +37,10 @@ export type Checked =
   /** Neither era: a 2025 request without a session, or a 2026-07-28 one without its `_meta`. */
   | { readonly kind: 'sessionless', readonly inbound: Inbound }
 
-/** On each request of the MCP routes: its body's classification, made once (`inboundOf`). */
-export const kInbound = Symbol('fastify-sake.inbound')
 /** On each request of the POST route: what `check` found it to be, for the steps after it. */
 export const kChecked = Symbol('fastify-sake.checked')
 
-type PostRequest = FastifyRequest & { [kInbound]: Inbound | null, [kChecked]: Checked | null, [kTraced]: Traced | null }
-
-/**
- * The classification of a request's body, made on first use (the plugin's check, or a host hook
- * that reads `request.mcp` before it) and kept on the request: nothing classifies it again.
- * Only once the body is read (`request.body` defined).
- */
-export function inboundOf (request: FastifyRequest, registry: Registry, carried: Carried = carriedBy(request.headers)): Inbound {
-  const held = request as PostRequest
-  return (held[kInbound] ??= classify(registry, request.body, carried.sessionId, carried.version))
-}
+type PostRequest = FastifyRequest & { [kChecked]: Checked | null, [kTraced]: Traced | null }
 
 /** `Accept` must allow JSON; an absent header accepts anything (RFC 9110). */
 function acceptsJson (accept: string | undefined): boolean {

@@ -5,17 +5,16 @@
  *
  * Before the body is read (`onRequest`, `preParsing`) it comes from the `Mcp-*` headers of a
  * 2026-07-28 request, unverified (`verified: false`); from `preValidation` on, from the body's
- * classification (`post.ts`'s `inboundOf`, the one the plugin's own checks use), which is what the
+ * classification (`inboundOf`, the one the plugin's own checks in `post.ts` use), which is what the
  * server executes (`verified: true`). The plugin's checks refuse a request whose headers differ from
- * its body, right after the host's hooks of the same stage. This file only writes the view.
+ * its body, right after the host's hooks of the same stage.
  */
 import type { FastifyRequest } from 'fastify'
 import type { Era } from '../spec/eras.js'
 import type { Registry } from '../define/registry.js'
-import { classifyHeaders, type Inbound } from '../protocol/inbound.js'
+import { classify, classifyHeaders, type Inbound } from '../protocol/inbound.js'
 import type { Target } from '../protocol/target.js'
-import { decodeHeaderValue, headerValue, valueAt } from './headers.js'
-import { inboundOf } from './post.js'
+import { carriedBy, decodeHeaderValue, headerValue, valueAt, type Carried } from './headers.js'
 
 /** What an MCP request is, as far as it is known when read (see `verified`). */
 export interface McpRequestInfo {
@@ -46,6 +45,19 @@ export interface McpRequestInfo {
 }
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
+
+/** On each request of the MCP routes: its body's classification, made once (`inboundOf`). */
+export const kInbound = Symbol('fastify-sake.inbound')
+
+/**
+ * The classification of a request's body, made on first use (the plugin's check, or a host hook
+ * that reads `request.mcp` before it) and kept on the request: nothing classifies it again.
+ * Only once the body is read (`request.body` defined).
+ */
+export function inboundOf (request: FastifyRequest, registry: Registry, carried: Carried = carriedBy(request.headers)): Inbound {
+  const held = request as FastifyRequest & { [kInbound]: Inbound | null }
+  return (held[kInbound] ??= classify(registry, request.body, carried.sessionId, carried.version))
+}
 
 /** On each request of the MCP routes: its `request.mcp` from the body, once made (it cannot change). */
 export const kView = Symbol('fastify-sake.view')

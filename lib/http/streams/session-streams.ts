@@ -12,9 +12,9 @@ import type { Logger } from '../../spec/types.js'
 import type { Bus, BusEvent } from '../../state/bus.js'
 import type { EventStore, Replay } from '../../state/event-store.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
-import type { CallStreams } from './call-streams.js'
 import { headerValue } from '../headers.js'
 import { Outbox } from './outbox.js'
+import type { ResponseStream } from './response-stream.js'
 import { sendError } from '../respond.js'
 import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
 
@@ -37,7 +37,8 @@ export class SessionStreams {
     private readonly bus: Bus,
     private readonly events: EventStore,
     private readonly sessions: SessionStore,
-    private readonly calls: CallStreams,
+    /** The resumable POST streams whose call runs here, by stream id (`CallStreams.live`). */
+    private readonly live: ReadonlyMap<string, ResponseStream>,
     private readonly sse: SseOptions
   ) {}
 
@@ -97,7 +98,7 @@ export class SessionStreams {
         conn.end() // the call's answer was in the replay
         return reply
       }
-      const live = this.calls.live.get(replay.streamId)
+      const live = this.live.get(replay.streamId)
       if (live !== undefined) {
         // caught up (or the store has nothing newer): from here on, events come live
         if (events.length === 0 || live.outbox.lastId === last) {

@@ -32,7 +32,7 @@ export class Streams {
   constructor (options: StreamsOptions) {
     const sse = { keepAlive: options.keepAlive }
     this.calls = new CallStreams(options.events, options.questions, sse)
-    this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls, sse)
+    this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls.live, sse)
     this.listens = new Listens(options.bus, sse)
     // a session deleted on another instance of the fleet: its GET stream here ends too
     this.unsubscribe = options.bus.subscribe((event) => {
