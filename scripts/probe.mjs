@@ -4,8 +4,10 @@
 // port), and prints one normalized line (or a small block, for event streams) per request. Run it
 // against the build before a change and the build after, and diff the two transcripts:
 //
-//   node scripts/probe.mjs .old/prev-dist > .old/probe-before.txt
-//   npm run build && node scripts/probe.mjs dist > .old/probe-after.txt && diff .old/probe-before.txt .old/probe-after.txt
+//   npm run -s probe -- .old/prev-dist > .old/probe-before.txt
+//   npm run build && npm run -s probe -- dist > .old/probe-after.txt && diff .old/probe-before.txt .old/probe-after.txt
+//
+// `npm test` holds the transcript of the current build as a snapshot (test/e2e/probe.test.ts).
 //
 // What is random by design is normalized: session ids, requestState tokens, event ids,
 // elicitationId, the random prefix of `sake-…` request ids, UUIDs and dates. Everything else (status,
