@@ -19,6 +19,7 @@ import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
 import { connect } from './state/redis/connection.js'
 import { redisStores } from './state/redis/stores.js'
+import { RequestStateSealer } from './state/request-state.js'
 import type { Logger } from './spec/types.js'
 import { serverContext } from './protocol/server.js'
 import { metadataRoutes } from './auth/metadata.js'
@@ -37,7 +38,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   if (app.hasDecorator('registerTool') || app.hasDecorator('mcp')) {
     throw new SakeOptionError('fastify-sake: an MCP server is already registered in this context or a parent of it; register each server in its own sibling context: app.register(async (child) => { await child.register(sake, {...}) })')
   }
-  if (options.sealer.ephemeral) {
+  const sealer = new RequestStateSealer(options.requestState)
+  if (sealer.ephemeral) {
     app.log.warn('fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys')
   }
 
@@ -59,7 +61,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     pageSize: options.pageSize,
     registry,
     sessions,
-    sealer: options.sealer,
+    sealer,
     inputTimeout: options.inputTimeout,
     hideForbidden: auth?.hideForbidden === true,
     taskStore,
