@@ -172,9 +172,12 @@ export {
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
   AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError,
-  SakeClientOptionError, RpcError, AuthChallengeError, HttpError, UnansweredInputError
+  SakeClientOptionError
 } from './errors.js'
-export type { RequestStateRejection, RequestStateBindingPart, AuthChallenge } from './errors.js'
+export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
+// the client's errors, from the client's own file (the one import of lib/client/ the server side makes,
+// .dependency-cruiser.mjs): the same classes as fastify-sake/client's, so instanceof works with either import
+export { RpcError, AuthChallengeError, HttpError, UnansweredInputError, type AuthChallenge } from './client/errors.js'
 export type { SakeOptions, SessionOptions, EventOptions, RequestStateOptions } from './options.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'

@@ -4,7 +4,7 @@
  * headers, the answer read as JSON or as an event stream, and the server's questions answered
  * from `onInput`: as multi round-trip rounds in 2026-07-28, as responses POSTed back in 2025.
  */
-import { AuthChallengeError, HttpError, RpcError, UnansweredInputError } from '../errors.js'
+import { AuthChallengeError, HttpError, RpcError, UnansweredInputError } from './errors.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO } from '../spec/meta-keys.js'
 import { HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
 import { MODERN_VERSIONS, isLegacyVersion } from '../spec/eras.js'
