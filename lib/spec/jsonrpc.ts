@@ -23,19 +23,6 @@ export const RESOURCE_NOT_FOUND = -32002
 
 export type RequestId = string | number
 
-export interface JsonRpcRequest {
-  jsonrpc: '2.0'
-  id: RequestId
-  method: string
-  params?: Record<string, unknown>
-}
-
-export interface JsonRpcNotification {
-  jsonrpc: '2.0'
-  method: string
-  params?: Record<string, unknown>
-}
-
 export interface JsonRpcResponse {
   jsonrpc: '2.0'
   id: RequestId | null
