@@ -9,6 +9,7 @@ import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LE
 import { HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
 import { MODERN_VERSIONS, isLegacyVersion } from '../spec/eras.js'
 import { NAME_SOURCE, encodeHeaderValue } from '../spec/headers.js'
+import { TASKS_EXTENSION } from '../spec/tasks.js'
 import type { HeaderParam } from '../define/header-params.js'
 import { isObject } from '../values.js'
 import { checkCallOptions, type FetchLike, type ResolvedOptions } from './options.js'
@@ -23,7 +24,6 @@ import type {
 } from './types.js'
 
 const MODERN = MODERN_VERSIONS[0]
-const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list'])
 /** Errors a 2026-07-28 server answers a well-meant request with: a modern server, not a 2025 one. */
 const MODERN_ERRORS = new Set([HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION])

@@ -6,6 +6,7 @@ import type { ClientInfo } from '../../spec/types.js'
 import { isObject } from '../../values.js'
 import type { ServerContext } from '../server.js'
 import { APPS_EXTENSION } from '../../spec/apps.js'
+import { TASKS_EXTENSION } from '../../spec/tasks.js'
 
 const TASKS_CAPABILITY = Object.freeze({ list: {}, cancel: {}, requests: { tools: { call: {} } } })
 
@@ -31,7 +32,7 @@ export function discoverResult (server: ServerContext): string {
     supportedVersions: SUPPORTED_VERSIONS,
     // the tasks extension: served per request, to requests that declare it (methods/tasks.ts);
     // MCP Apps too (methods/apps.ts), when the server has an app
-    capabilities: { ...capabilities(), extensions: { 'io.modelcontextprotocol/tasks': {}, ...appsExtension(server) } },
+    capabilities: { ...capabilities(), extensions: { [TASKS_EXTENSION]: {}, ...appsExtension(server) } },
     instructions: server.instructions,
     ttlMs: server.ttl,
     cacheScope: 'public',

@@ -6,6 +6,7 @@
 import { ProtocolError } from '../../errors.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
+import { TASKS_EXTENSION } from '../../spec/tasks.js'
 import { TERMINAL, type TaskAnswer, type TaskRecord } from '../../state/task-store.js'
 import { describe, isObject } from '../../values.js'
 import type { CompiledTool } from '../../define/tool.js'
@@ -18,9 +19,6 @@ import { detailedTask, modernTask, taskWire } from '../tasks/wire.js'
 
 /** The only 2025 revision with tasks; older sessions ignore `params.task` (they never declared it). */
 export const TASKS_VERSION = '2025-11-25'
-
-/** The extension's id (2026-07-28). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 
 /** Whether this 2026-07-28 request declared the tasks extension (per request: there is no session). */
 export function declaresTasks (call: Call): boolean {
