@@ -11,7 +11,8 @@
 //
 //   client:   lib/client/**      (fastify-sake/client: beside the server, not above or below it. It
 //                                 imports the bottom layer and lib/define/header-params.ts only, and
-//                                 'fastify' type-only; nothing of the server imports it)
+//                                 'fastify' type-only; nothing of the server imports it, but for
+//                                 lib/index.ts re-exporting lib/client/errors.ts)
 //
 // Every rule is an error: `depcruise` exits non-zero when any of them is broken.
 
@@ -23,6 +24,7 @@ const DEFINE = '^lib/define/'
 const STATE = '^lib/state/'
 const BOTTOM = '^lib/(spec/|(errors|values|checks)\\.ts$)'
 const CLIENT = '^lib/client/'
+const INDEX = '^lib/index\\.ts$'
 const LAYERS = [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE, BOTTOM, CLIENT]
 
 // The npm package 'fastify' itself (not fastify-plugin, not @fastify/*), resolved or not.
@@ -77,9 +79,24 @@ export default {
       name: 'nothing-imports-client',
       severity: 'error',
       comment: 'The server must not import lib/client: the client is a separate entry point (fastify-sake/client) ' +
-        'that uses the server\'s bottom layer, never the other way round.',
-      from: { path: '^lib/', pathNot: CLIENT },
+        'that uses the server\'s bottom layer, never the other way round. (lib/index.ts has one exception: ' +
+        'index-imports-client-errors-only.)',
+      from: { path: '^lib/', pathNot: [CLIENT, INDEX] },
       to: { path: CLIENT }
+    },
+    {
+      // The one exception to nothing-imports-client. The client's error classes (RpcError,
+      // AuthChallengeError, HttpError, UnansweredInputError) live in lib/client/errors.ts, beside the
+      // only code that raises them, and the package's main entry point exports them too, as it always
+      // has: re-exporting the very same classes (one module, not copies) keeps `instanceof` working
+      // whichever entry point an app imports them from. lib/client/errors.ts imports nothing, so this
+      // loads none of the client.
+      name: 'index-imports-client-errors-only',
+      severity: 'error',
+      comment: 'lib/index.ts may import lib/client/errors.ts (to export the client\'s error classes) and nothing ' +
+        'else of lib/client: the server must not load the client.',
+      from: { path: INDEX },
+      to: { path: CLIENT, pathNot: '^lib/client/errors\\.ts$' }
     },
     {
       name: 'client-fastify-type-only',

@@ -40,20 +40,30 @@ function distance (a: string, b: string): number {
 }
 
 /** The known option a typo most likely meant: one edit away for short names, two for longer. */
-export function nearest (key: string, known: string[]): string | undefined {
+export function nearest (key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase()
   return known.find((k) => distance(lower, k.toLowerCase()) <= (k.length > 5 ? 2 : 1))
 }
 
-/** Throws on the first key that is not a known option, suggesting the one a typo meant. */
-export function unknownKeys (options: Record<string, unknown>, known: string[], prefix: string): void {
+/**
+ * The first key that is not a known option, as a message naming it, the option a typo meant and the
+ * known ones; undefined when every key is known. For readers that throw their own error class.
+ */
+export function unknownKeyProblem (options: Record<string, unknown>, known: readonly string[], prefix = ''): string | undefined {
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       const near = nearest(key, known)
       const hint = near === undefined ? '' : ` (did you mean '${prefix}${near}'?)`
-      throw new SakeOptionError(`fastify-sake: unknown option '${prefix}${key}'${hint}; known options are ${known.map((k) => prefix + k).join(', ')}`)
+      return `unknown option '${prefix}${key}'${hint}; known options are ${known.map((k) => prefix + k).join(', ')}`
     }
   }
+  return undefined
+}
+
+/** Throws on the first key that is not a known option, suggesting the one a typo meant. */
+export function unknownKeys (options: Record<string, unknown>, known: readonly string[], prefix: string): void {
+  const problem = unknownKeyProblem(options, known, prefix)
+  if (problem !== undefined) throw new SakeOptionError(`fastify-sake: ${problem}`)
 }
 
 /** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\\`. */

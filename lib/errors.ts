@@ -7,8 +7,10 @@
  *   shaped into a response at the HTTP edge;
  * - tool errors (`ToolError`): thrown or returned by a tool, sent as a result with `isError: true`.
  *
- * The internal ones (not exported from the package: refusals the edge turns into answers) are at
- * the end.
+ * The internal ones (not exported from the package: refusals the edge turns into answers, a task's
+ * question that was not asked or not answered) are at the end. The client's errors (`RpcError`,
+ * `AuthChallengeError`, `HttpError`, `UnansweredInputError`) are in `client/errors.ts`, beside the
+ * client; its option error, `SakeClientOptionError`, is here, with the other codes.
  *
  * The codes are API: `docs/errors.md` lists each one, and a test keeps the two in step.
  */
@@ -251,105 +253,6 @@ export class AuthorizationError extends ProtocolError {
   }
 }
 
-/**
- * `fastify-sake/client`: the server answered a request with a JSON-RPC error. `code`, `message`
- * and `data` are the server's; `status` is the HTTP status of the response that carried it
- * (undefined when it came inside an event stream). A tool's own failure is not one of these: it is
- * a result with `isError: true`.
- */
-export class RpcError extends Error {
-  readonly code: number
-  readonly data: unknown
-  readonly status: number | undefined
-
-  constructor (code: number, message: string, data?: unknown, status?: number) {
-    super(message)
-    this.name = 'RpcError'
-    this.code = code
-    this.data = data
-    this.status = status
-  }
-}
-
-/** One challenge of a `WWW-Authenticate` header: its scheme and its parameters (names lower-cased). */
-export interface AuthChallenge {
-  readonly scheme: string
-  readonly params: Readonly<Record<string, string>>
-}
-
-/**
- * `fastify-sake/client`: the server refused the request with 401 or 403. `challenges` holds every
- * challenge of `WWW-Authenticate`, parsed; `error`, `scopes`, `resourceMetadata`, `description`
- * read the Bearer one (RFC 6750, RFC 9728, RFC 9470: `acrValues`, `maxAge`). `rpc` is the JSON-RPC
- * error of the body, when there was one.
- */
-export class AuthChallengeError extends Error {
-  readonly status: number
-  readonly challenges: readonly AuthChallenge[]
-  /** The OAuth error code (`invalid_token`, `insufficient_scope`, ...); undefined for a bare 401. */
-  readonly error: string | undefined
-  /** The scopes the challenge names (`scope="a b"`), empty when none. */
-  readonly scopes: readonly string[]
-  /** Where the protected resource metadata is (`resource_metadata`). */
-  readonly resourceMetadata: string | undefined
-  readonly description: string | undefined
-  readonly acrValues: readonly string[]
-  readonly maxAge: number | undefined
-  readonly rpc: { readonly code: number, readonly message: string, readonly data?: unknown } | undefined
-
-  constructor (status: number, challenges: readonly AuthChallenge[], rpc?: { code: number, message: string, data?: unknown }) {
-    const bearer = challenges.find((c) => c.scheme.toLowerCase() === 'bearer')?.params ?? {}
-    const error = bearer.error
-    const what = error === undefined ? '' : ` (${error}${bearer.scope === undefined ? '' : `, scope "${bearer.scope}"`})`
-    super(`the server refused the request with ${status}${what}${rpc === undefined ? '' : `: ${rpc.message}`}`)
-    this.name = 'AuthChallengeError'
-    this.status = status
-    this.challenges = challenges
-    this.error = error
-    this.scopes = Object.freeze(bearer.scope === undefined ? [] : bearer.scope.split(' ').filter((s) => s.length > 0))
-    this.resourceMetadata = bearer.resource_metadata
-    this.description = bearer.error_description
-    this.acrValues = Object.freeze(bearer.acr_values === undefined ? [] : bearer.acr_values.split(' ').filter((s) => s.length > 0))
-    this.maxAge = bearer.max_age === undefined || !/^\d+$/.test(bearer.max_age) ? undefined : Number(bearer.max_age)
-    this.rpc = rpc
-  }
-}
-
-/**
- * `fastify-sake/client`: an HTTP answer that is no JSON-RPC answer: a status the request did not
- * expect without a JSON-RPC body (a proxy's 502, a 404 page), or a body that is not the response
- * to the request. `body` is the text received (at most 2,000 characters).
- */
-export class HttpError extends Error {
-  readonly status: number
-  readonly body: string
-
-  constructor (status: number, message: string, body: string) {
-    super(message)
-    this.name = 'HttpError'
-    this.status = status
-    this.body = body.length > 2000 ? body.slice(0, 2000) : body
-  }
-}
-
-/**
- * `fastify-sake/client`: the server asked a question (`elicitation/create`, `sampling/createMessage`,
- * `roots/list`) that `onInput` does not answer, and the client was told to fail then
- * (`unanswered: 'error'`), or the question is one no default can answer (sampling and roots have no
- * "decline"), or the server kept asking beyond `maxRounds`.
- */
-export class UnansweredInputError extends Error {
-  readonly key: string
-  readonly method: string
-
-  constructor (key: string, method: string, message: string) {
-    super(message)
-    this.name = 'UnansweredInputError'
-    this.key = key
-    this.method = method
-  }
-}
-
 /** A part of {@link RequestStateBinding} that can differ between the minting call and the retry. */
 export type RequestStateBindingPart = 'caller' | 'method' | 'name' | 'arguments'
 
@@ -456,5 +359,30 @@ export class RefusedBodyError extends ProtocolError {
     super(-32600, message, 400) // INVALID_REQUEST: the JSON is readable, the message is not one we take
     this.name = 'RefusedBodyError'
     this.id = id
+  }
+}
+
+/**
+ * Thrown to a task's handler awaiting an answer to its question (`Tasks.ask`,
+ * protocol/tasks/lifecycle.ts) when the task ended first: cancelled, expired, or the server
+ * closed. The task's asker turns it into a `ClientInputError` (`cancelled`) for the handler.
+ * Internal.
+ */
+export class TaskEnded extends Error {
+  constructor (readonly taskId: string) {
+    super(`the task ${taskId} ended before the client answered`)
+    this.name = 'TaskEnded'
+  }
+}
+
+/**
+ * Thrown to a task's handler that asks more questions at once than a task may wait on (`limit`,
+ * `MAX_PENDING_QUESTIONS` of protocol/tasks/lifecycle.ts: each is a record write, and waiters
+ * re-read it). The task's asker turns it into a `ClientInputError` (`error`). Internal.
+ */
+export class TooManyQuestions extends Error {
+  constructor (readonly taskId: string, limit: number) {
+    super(`a task may wait on at most ${limit} questions at once; await some answers before asking more`)
+    this.name = 'TooManyQuestions'
   }
 }

@@ -19,6 +19,7 @@ import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
 import { connect } from './state/redis/connection.js'
 import { redisStores } from './state/redis/stores.js'
+import { RequestStateSealer } from './state/request-state.js'
 import { serverContext } from './protocol/server.js'
 import { Sessions } from './protocol/session/sessions.js'
 import { metadataRoutes } from './auth/metadata.js'
@@ -37,7 +38,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   if (app.hasDecorator('registerTool') || app.hasDecorator('mcp')) {
     throw new SakeOptionError('fastify-sake: an MCP server is already registered in this context or a parent of it; register each server in its own sibling context: app.register(async (child) => { await child.register(sake, {...}) })')
   }
-  if (options.sealer.ephemeral) {
+  const sealer = new RequestStateSealer(options.requestState)
+  if (sealer.ephemeral) {
     app.log.warn('fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys')
   }
 
@@ -59,7 +61,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     pageSize: options.pageSize,
     registry,
     sessions,
-    sealer: options.sealer,
+    sealer,
     inputTimeout: options.inputTimeout,
     hideForbidden: auth?.hideForbidden === true,
     taskStore,
@@ -173,10 +175,13 @@ export {
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
   AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError,
-  SakeClientOptionError, RpcError, AuthChallengeError, HttpError, UnansweredInputError
+  SakeClientOptionError
 } from './errors.js'
-export type { RequestStateRejection, RequestStateBindingPart, AuthChallenge } from './errors.js'
-export type { SakeOptions, SessionOptions, EventOptions, RequestStateOptions } from './options.js'
+export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
+// the client's errors, from the client's own file (the one import of lib/client/ the server side makes,
+// .dependency-cruiser.mjs): the same classes as fastify-sake/client's, so instanceof works with either import
+export { RpcError, AuthChallengeError, HttpError, UnansweredInputError, type AuthChallenge } from './client/errors.js'
+export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions } from './options.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'
 export type { ScopeInfo } from './auth/scopes.js'

@@ -18,7 +18,8 @@ import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './spec/types.js'
 import { hostEntry, originEntry, type OriginCheck } from './http/origin.js'
 import { resolveRouteOptions, type McpRouteOptions, type ResolvedRouteOptions } from './http/route-options.js'
-import { RequestStateSealer } from './state/request-state.js'
+import { decodeKeys } from './state/request-state.js'
+import { resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from './auth/options.js'
 
 export interface RequestStateOptions {
   /**
@@ -31,7 +32,6 @@ export interface RequestStateOptions {
   /** Milliseconds a `requestState` stays valid. Default 10 minutes. */
   ttl?: number
 }
-import { resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from './auth/options.js'
 
 export interface SessionOptions {
   /** Where 2025 sessions live; default: in memory, bounded by the two options below. */
@@ -172,7 +172,8 @@ export interface ResolvedOptions {
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
   readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
   readonly redis: RedisOption | undefined
-  readonly sealer: RequestStateSealer
+  /** `keys` decoded and checked (undefined: a random key per process); index.ts builds the sealer from these. */
+  readonly requestState: { readonly keys: readonly Buffer[] | undefined, readonly ttl: number }
   readonly inputTimeout: number
   readonly tools: readonly ToolDefinition[]
   readonly resources: readonly ResourceDefinition[]
@@ -206,7 +207,8 @@ export const defaults = Object.freeze({
   taskPollInterval: 1000,
   taskCloseTimeout: 5000,
   redisPrefix: 'sake:',
-  redisTimeout: 2000
+  redisTimeout: 2000,
+  requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
 const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
@@ -232,20 +234,6 @@ function integer (options: Record<string, unknown>, key: string, min: number, fa
     fail(display, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min} (${unit})` : `an integer from ${min} to ${max} (${unit}; a Node timer goes no further)`, value)
   }
   return value
-}
-
-/** A user's store, checked now: a missing method would otherwise fail on the first 2025 client. */
-function sessionStore (store: unknown): SessionStore | undefined {
-  if (store === undefined) return undefined
-  if (typeof store === 'function') fail('sessions.store', 'a SessionStore instance (new MyStore()), not a class or a function', store)
-  if (!isObject(store)) fail('sessions.store', 'a SessionStore object with get, set and delete methods', store)
-  for (const method of [...SESSION_STORE_METHODS, 'close']) {
-    const value = store[method]
-    if (typeof value === 'function' || (value === undefined && method === 'close')) continue
-    const problem = value === undefined ? 'is missing' : `is not a function (got ${got(value)})`
-    throw new SakeOptionError(`fastify-sake: option 'sessions.store' must implement SessionStore (get, set, delete and optionally close): its '${method}' method ${problem}`)
-  }
-  return store as unknown as SessionStore
 }
 
 const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout']
@@ -275,11 +263,19 @@ function resolveRedis (value: unknown): RedisOption | undefined {
   })
 }
 
-/** A store or bus the user passed in, checked now: a missing method would otherwise fail on first use. */
+/** Two or more names as a sentence lists them: `a and b`, `a, b and c` (every contract has two methods or more). */
+function listed (names: readonly string[]): string {
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`
+}
+
+/**
+ * A store or bus the user passed in (sessions, events, tasks, bus), checked now: a missing method
+ * would otherwise fail on first use (a session store's, on the first 2025 client).
+ */
 function implementation<T> (value: unknown, option: string, contract: string, methods: readonly string[], optional: readonly string[] = ['close']): T | undefined {
   if (value === undefined) return undefined
   if (typeof value === 'function') fail(option, `a ${contract} instance (new MyStore()), not a class or a function`, value)
-  if (!isObject(value)) fail(option, `a ${contract} object with ${methods.join(', ')} methods`, value)
+  if (!isObject(value)) fail(option, `a ${contract} object with ${listed(methods)} methods`, value)
   for (const method of [...methods, ...optional]) {
     const member = value[method]
     if (typeof member === 'function' || (member === undefined && optional.includes(method))) continue
@@ -342,7 +338,6 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   const sessions = input.sessions === undefined ? {} : input.sessions
   if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions? }', sessions)
   unknownKeys(sessions, SESSION_KEYS, 'sessions.')
-  const store = sessionStore(sessions.store)
 
   const events = input.events === undefined ? {} : input.events
   if (!isObject(events)) fail('events', 'an object { store?, maxPerStream?, maxEvents?, idleTimeout? }', events)
@@ -355,10 +350,11 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   const requestState = input.requestState === undefined ? {} : input.requestState
   if (!isObject(requestState)) fail('requestState', 'an object { keys?, ttl? }, e.g. { keys: [process.env.MCP_STATE_KEY] }', requestState)
   unknownKeys(requestState, REQUEST_STATE_KEYS, 'requestState.')
-  let sealer: RequestStateSealer
+  let keys: Buffer[] | undefined
   try {
-    sealer = new RequestStateSealer({ keys: requestState.keys as RequestStateOptions['keys'], ttl: integer(requestState, 'ttl', 1, 10 * 60_000, 'milliseconds', 'requestState.ttl') })
+    keys = requestState.keys === undefined ? undefined : decodeKeys(requestState.keys)
   } catch (err) {
+    // decodeKeys names the key at fault ("requestState keys[1] is ...")
     throw new SakeOptionError(`fastify-sake: option ${(err as Error).message}`)
   }
 
@@ -380,7 +376,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     bodyLimit: integer(input, 'bodyLimit', 1, defaults.bodyLimit, 'bytes'),
     keepAlive: integer(input, 'keepAlive', 0, defaults.keepAlive, 'milliseconds; 0 for none', 'keepAlive', MAX_TIMER),
     sessions: Object.freeze({
-      store,
+      store: implementation<SessionStore>(sessions.store, 'sessions.store', 'SessionStore', SESSION_STORE_METHODS),
       idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),
       maxSessions: integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
     }),
@@ -400,7 +396,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       closeTimeout: integer(tasks, 'closeTimeout', 0, defaults.taskCloseTimeout, 'milliseconds', 'tasks.closeTimeout', MAX_TIMER)
     }),
     redis: resolveRedis(input.redis),
-    sealer,
+    requestState: Object.freeze({ keys: keys === undefined ? undefined : Object.freeze(keys), ttl: integer(requestState, 'ttl', 1, defaults.requestStateTtl, 'milliseconds', 'requestState.ttl') }),
     inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds', 'inputTimeout', MAX_TIMER),
     tools: Object.freeze([...tools]) as readonly ToolDefinition[],
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],

@@ -72,8 +72,8 @@ t.test('errorCodes: exported, frozen, unique, all SAKE_ERR_', async (t) => {
   t.ok(api.errorCodes.length >= 5)
 })
 
-/** The classes of lib/errors.ts that never reach users: refusals the edge turns into answers, a verifier's outcomes. */
-const INTERNAL = new Set(['AccessRefusal', 'TokenRefused', 'VerifierUnavailable', 'BadCaller', 'RefusedBodyError'])
+/** The classes of lib/errors.ts that never reach users: refusals the edge turns into answers, a verifier's outcomes, a task's unasked or unanswered question. */
+const INTERNAL = new Set(['AccessRefusal', 'TokenRefused', 'VerifierUnavailable', 'BadCaller', 'RefusedBodyError', 'TaskEnded', 'TooManyQuestions'])
 
 t.test('every error class in lib/errors.ts is exported by the package, but the internal ones', async (t) => {
   for (const [name, value] of Object.entries(errors)) {

@@ -122,7 +122,7 @@ t.test('defaults', async (t) => {
     bus: undefined,
     events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
     tasks: { store: undefined, maxTasks: 10_000, ttl: 600_000, maxTtl: 3_600_000, pollInterval: 1000, closeTimeout: 5000 },
-    sealer: resolved.sealer,
+    requestState: { keys: undefined, ttl: 600_000 },
     inputTimeout: 600_000,
     tools: [],
     resources: [],
@@ -225,11 +225,13 @@ t.test('requestState and inputTimeout', async (t) => {
   await refusesRegister(t, { ...base, inputTimeout: -1 }, /option 'inputTimeout' must be an integer from 1 to 2147483647 \(milliseconds; a Node timer goes no further\), got -1/)
   await refusesRegister(t, { ...base, inputTimeout: 30 * 24 * 3600_000 }, /option 'inputTimeout' must be an integer from 1 to 2147483647/)
   await refusesRegister(t, { ...base, keepAlive: 2 ** 31 }, /option 'keepAlive' must be an integer from 0 to 2147483647/)
-  const resolved = resolveOptions({ ...base, requestState: { keys: [Buffer.alloc(32, 7)], ttl: 1000 }, inputTimeout: 5 })
-  t.equal(resolved.sealer.ephemeral, false)
-  t.equal(resolved.sealer.ttl, 1000)
+  const key = Buffer.alloc(32, 7)
+  const resolved = resolveOptions({ ...base, requestState: { keys: [key, Buffer.alloc(32, 8).toString('base64')], ttl: 1000 }, inputTimeout: 5 })
+  t.same(resolved.requestState, { keys: [key, Buffer.alloc(32, 8)], ttl: 1000 }, 'the keys decoded')
+  t.not(resolved.requestState.keys![0], key, 'a copy of the bytes given')
+  t.ok(Object.isFrozen(resolved.requestState) && Object.isFrozen(resolved.requestState.keys))
   t.equal(resolved.inputTimeout, 5)
-  t.equal(resolveOptions(base).sealer.ephemeral, true, 'a random key by default')
+  t.equal(resolveOptions(base).requestState.keys, undefined, 'no keys: the plugin makes a random one per process')
 })
 
 t.test('tracing', async (t) => {
@@ -243,7 +245,7 @@ t.test('bus and events (was streams/options)', async (t) => {
   t.test('bus and events.store must implement their contracts', async (t) => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ bus: class {} }, /^fastify-sake: option 'bus' must be a Bus instance \(new MyStore\(\)\), not a class or a function/],
-      [{ bus: 'redis' }, /^fastify-sake: option 'bus' must be a Bus object with publish, subscribe methods/],
+      [{ bus: 'redis' }, /^fastify-sake: option 'bus' must be a Bus object with publish and subscribe methods/],
       [{ bus: { publish () {} } }, /option 'bus' must implement Bus \(publish, subscribe and optionally close\): its 'subscribe' method is missing/],
       [{ bus: { publish () {}, subscribe () {}, close: 1 } }, /its 'close' method is not a function \(got 1 \(number\)\)/],
       [{ events: { store: { append () {} } } }, /option 'events.store' must implement EventStore \(append, replay and optionally delete, close\): its 'replay' method is missing/],

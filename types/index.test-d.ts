@@ -473,4 +473,11 @@ expectType<number>()(refusal.status)
   void store.transition('id', 'working', { status: 'completed' })
   // @ts-expect-error maxTasks sizes the in-memory store: a number
   await Fastify().register(sake, { name: 'x', version: '1', tasks: { maxTasks: 'many' } })
+  // the option types are exported, for settings built apart from the registration
+  const taskOptions: import('fastify-sake').TaskOptions = { maxTasks: 100, ttl: 60_000 }
+  const redisOptions: import('fastify-sake').RedisOptions = { url: 'redis://127.0.0.1:6379', prefix: 'app:', timeout: 1000 }
+  await Fastify().register(sake, { name: 'x', version: '1', tasks: taskOptions, redis: redisOptions })
+  // @ts-expect-error RedisOptions.timeout is a number of milliseconds
+  const badRedis: import('fastify-sake').RedisOptions = { url: 'redis://127.0.0.1:6379', timeout: '1s' }
+  void badRedis
 }

@@ -4,12 +4,13 @@
  * headers, the answer read as JSON or as an event stream, and the server's questions answered
  * from `onInput`: as multi round-trip rounds in 2026-07-28, as responses POSTed back in 2025.
  */
-import { AuthChallengeError, HttpError, RpcError, UnansweredInputError } from '../errors.js'
+import { AuthChallengeError, HttpError, RpcError, UnansweredInputError } from './errors.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO } from '../spec/meta-keys.js'
 import { HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
 import { MODERN_VERSIONS, isLegacyVersion } from '../spec/eras.js'
 import { encodeHeaderValue } from '../spec/headers.js'
 import { NAME_SOURCE } from '../spec/methods.js'
+import { TASKS_EXTENSION } from '../spec/tasks.js'
 import type { HeaderParam } from '../define/header-params.js'
 import { isObject } from '../values.js'
 import { checkCallOptions, type FetchLike, type ResolvedOptions } from './options.js'
@@ -24,7 +25,6 @@ import type {
 } from './types.js'
 
 const MODERN = MODERN_VERSIONS[0]
-const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list'])
 /** Errors a 2026-07-28 server answers a well-meant request with: a modern server, not a 2025 one. */
 const MODERN_ERRORS = new Set([HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION])

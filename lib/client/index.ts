@@ -25,5 +25,5 @@ export { Client }
 export type { ClientOptions, UrlOptions, AppOptions, CommonOptions, FetchLike, TokenSource } from './options.js'
 export type { RequestOptions, ListOptions, CallOptions, ToolCallOptions } from './client.js'
 export type * from './types.js'
-export { RpcError, AuthChallengeError, HttpError, UnansweredInputError, SakeClientOptionError } from '../errors.js'
-export type { AuthChallenge } from '../errors.js'
+export { RpcError, AuthChallengeError, HttpError, UnansweredInputError, type AuthChallenge } from './errors.js'
+export { SakeClientOptionError } from '../errors.js'

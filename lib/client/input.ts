@@ -3,7 +3,7 @@
  * map first, then the client's), what an unanswered one gets, and which capabilities to declare so
  * that the server asks only what the client can answer.
  */
-import { UnansweredInputError } from '../errors.js'
+import { UnansweredInputError } from './errors.js'
 import { isObject } from '../values.js'
 import type { InputAnswer, InputRequest, OnInput, Unanswered } from './types.js'
 

@@ -2,7 +2,7 @@
  * `WWW-Authenticate` (RFC 9110 §11.6.1) read into its challenges: `Bearer error="insufficient_scope",
  * scope="a b", resource_metadata="…"` becomes `{ scheme: 'Bearer', params: { error, scope, resource_metadata } }`.
  */
-import type { AuthChallenge } from '../errors.js'
+import type { AuthChallenge } from './errors.js'
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+/
 

@@ -9,7 +9,8 @@ import { SakePromptDefinitionError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
 import { deepFreeze, isObject, isTypeBox, kind, plain } from '../values.js'
 import { compile } from './ajv.js'
-import { iconsProblem, isContent, type ContentBlock, type Icon } from './content.js'
+import { isContent, type ContentBlock, type Icon } from './content.js'
+import { checkCommonFields, checkKnownKeys } from './common-fields.js'
 import type { CompletionReturn } from './resource.js'
 import type { CompletionContext, RequestContext } from './context.js'
 import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
@@ -78,7 +79,7 @@ export interface CompiledPrompt {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'meta', 'ttl', 'args', 'get', 'complete', 'scope', 'config'])
+const KNOWN_KEYS = ['name', 'title', 'description', 'icons', 'meta', 'ttl', 'args', 'get', 'complete', 'scope', 'config']
 const ROLES = new Set(['user', 'assistant'])
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link'])
 
@@ -88,16 +89,7 @@ function fail (name: unknown, message: string): never {
 }
 
 function checkOptional (def: Record<string, unknown>, name: string): void {
-  for (const key of ['title', 'description'] as const) {
-    if (def[key] !== undefined && typeof def[key] !== 'string') fail(name, `'${key}' must be a string, got ${kind(def[key])}`)
-  }
-  if (def.ttl !== undefined && !(typeof def.ttl === 'number' && Number.isInteger(def.ttl) && def.ttl >= 0)) fail(name, `'ttl' must be a non-negative integer (milliseconds), got ${JSON.stringify(def.ttl) ?? kind(def.ttl)}`)
-  if (def.meta !== undefined && !isObject(def.meta)) fail(name, `'meta' must be an object (sent as the prompt's _meta), got ${kind(def.meta)}`)
-  if (def.config !== undefined && !isObject(def.config)) fail(name, `'config' must be an object (your settings, read by hooks on request.mcp.config), got ${kind(def.config)}`)
-  if (def.icons !== undefined) {
-    const problem = iconsProblem(def.icons)
-    if (problem !== undefined) fail(name, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
-  }
+  checkCommonFields(def, "the prompt's _meta", (message) => fail(name, message))
   if (typeof def.get !== 'function') fail(name, `'get' must be a function (args, ctx) => messages, got ${kind(def.get)}`)
   if (def.complete !== undefined && typeof def.complete !== 'function') fail(name, `'complete' must be a function (argument, partial, ctx) => values, got ${kind(def.complete)}`)
 }
@@ -114,9 +106,7 @@ export function compilePrompt (def: PromptDefinition, scopes: ReadonlyMap<string
     fail(raw.name, `name ${JSON.stringify(raw.name)} is not allowed; a prompt name is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'`)
   }
   const name = raw.name
-  for (const key of Object.keys(raw)) {
-    if (!KNOWN_KEYS.has(key)) fail(name, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
-  }
+  checkKnownKeys(raw, KNOWN_KEYS, (message) => fail(name, message))
   checkOptional(raw, name)
 
   const args = raw.args ?? {}

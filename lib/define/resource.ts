@@ -6,7 +6,8 @@
 import { SakeResourceDefinitionError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
 import { deepFreeze, isObject, kind, plain } from '../values.js'
-import { iconsProblem, type Icon } from './content.js'
+import type { Icon } from './content.js'
+import { checkCommonFields, checkKnownKeys } from './common-fields.js'
 import type { CompletionContext, RequestContext } from './context.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
 import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
@@ -121,7 +122,7 @@ export interface CompiledResource {
   readonly withoutApps: null | undefined
 }
 
-const KNOWN_KEYS = new Set(['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope', 'config', 'cacheScope', ...UI_META_KEYS])
+const KNOWN_KEYS = ['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope', 'config', 'cacheScope', ...UI_META_KEYS]
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
 function fail (who: string, message: string): never {
@@ -147,21 +148,12 @@ export function annotationsProblem (annotations: unknown): string | undefined {
 }
 
 function checkCommon (def: Record<string, unknown>, who: string): void {
-  for (const key of Object.keys(def)) {
-    if (!KNOWN_KEYS.has(key)) fail(who, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
-  }
+  const failHere = (message: string): never => fail(who, message)
+  checkKnownKeys(def, KNOWN_KEYS, failHere)
   if (typeof def.name !== 'string' || def.name.length === 0) fail(who, `'name' is required: a non-empty string, got ${JSON.stringify(def.name) ?? 'nothing'}`)
-  for (const key of ['title', 'description', 'mimeType'] as const) {
-    if (def[key] !== undefined && typeof def[key] !== 'string') fail(who, `'${key}' must be a string, got ${kind(def[key])}`)
-  }
+  checkCommonFields(def, '_meta', failHere)
+  if (def.mimeType !== undefined && typeof def.mimeType !== 'string') fail(who, `'mimeType' must be a string, got ${kind(def.mimeType)}`)
   if (typeof def.read !== 'function') fail(who, `'read' must be a function (uri, vars, ctx) => contents, got ${kind(def.read)}`)
-  if (def.ttl !== undefined && !(typeof def.ttl === 'number' && Number.isInteger(def.ttl) && def.ttl >= 0)) fail(who, `'ttl' must be a non-negative integer (milliseconds), got ${JSON.stringify(def.ttl) ?? kind(def.ttl)}`)
-  if (def.meta !== undefined && !isObject(def.meta)) fail(who, `'meta' must be an object (sent as _meta), got ${kind(def.meta)}`)
-  if (def.config !== undefined && !isObject(def.config)) fail(who, `'config' must be an object (your settings, read by hooks on request.mcp.config), got ${kind(def.config)}`)
-  if (def.icons !== undefined) {
-    const problem = iconsProblem(def.icons)
-    if (problem !== undefined) fail(who, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
-  }
   if (def.annotations !== undefined) {
     const problem = annotationsProblem(def.annotations)
     if (problem !== undefined) fail(who, problem)

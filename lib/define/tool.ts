@@ -9,7 +9,8 @@ import type { Era } from '../spec/eras.js'
 import { deepFreeze, isObject, isTypeBox, kind, plain as plainCopy } from '../values.js'
 import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
-import { iconsProblem, type Icon } from './content.js'
+import type { Icon } from './content.js'
+import { checkCommonFields, checkKnownKeys } from './common-fields.js'
 import type { ToolErrorResult, WithMeta, WithText } from './result.js'
 import type { ToolContext } from './context.js'
 import { requirementOf, type Authentication, type Requirement, type ScopeRequirement } from './access.js'
@@ -173,7 +174,7 @@ export interface CompiledTool {
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const NO_SCOPES: ReadonlyMap<string, string> = new Map()
-const KNOWN_KEYS = new Set(['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config', 'task', 'ui', 'visibility'])
+const KNOWN_KEYS = ['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config', 'task', 'ui', 'visibility']
 
 /** How a tool runs as a task (`execution.taskSupport` in 2025-11-25 `tools/list`). */
 export type TaskSupport = 'optional' | 'required'
@@ -257,17 +258,8 @@ function checkAnnotations (name: string, annotations: unknown): void {
 }
 
 function checkOptional (def: ToolDefinition & { name: string }): void {
-  for (const key of ['title', 'description'] as const) {
-    if (def[key] !== undefined && typeof def[key] !== 'string') fail(def.name, `'${key}' must be a string, got ${kind(def[key])}`)
-  }
+  checkCommonFields(def as unknown as Record<string, unknown>, "the tool's _meta", (message) => fail(def.name, message))
   if (def.stream !== undefined && typeof def.stream !== 'boolean') fail(def.name, `'stream' must be a boolean, got ${kind(def.stream)}`)
-  if (def.ttl !== undefined && !(Number.isInteger(def.ttl) && def.ttl >= 0)) fail(def.name, `'ttl' must be a non-negative integer (milliseconds), got ${typeof def.ttl === 'number' ? String(def.ttl) : `${JSON.stringify(def.ttl)} (${kind(def.ttl)})`}`)
-  if (def.meta !== undefined && !isObject(def.meta)) fail(def.name, `'meta' must be an object (sent as the tool's _meta), got ${kind(def.meta)}`)
-  if (def.config !== undefined && !isObject(def.config)) fail(def.name, `'config' must be an object (your settings, read by hooks on request.mcp.config), got ${kind(def.config)}`)
-  if (def.icons !== undefined) {
-    const problem = iconsProblem(def.icons)
-    if (problem !== undefined) fail(def.name, `'icons' must be an array of { src, mimeType?, sizes?, theme? }: ${problem}`)
-  }
   if (def.annotations !== undefined) checkAnnotations(def.name, def.annotations)
 }
 
@@ -345,9 +337,7 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
   if (!isObject(def)) throw new SakeToolDefinitionError(`a tool definition must be an object, got ${kind(def)}`)
   checkName(def)
   // unknown keys first: a misspelt 'execute' is better reported as the typo than as missing
-  for (const key of Object.keys(def)) {
-    if (!KNOWN_KEYS.has(key)) fail(def.name, `unknown option '${key}'; known options are ${[...KNOWN_KEYS].join(', ')}`)
-  }
+  checkKnownKeys(def as unknown as Record<string, unknown>, KNOWN_KEYS, (message) => fail(def.name, message))
   if (typeof def.execute !== 'function') fail(def.name, `'execute' must be a function (args, ctx) => result, got ${kind(def.execute)}`)
   if (def.prepare !== undefined && typeof def.prepare !== 'function') fail(def.name, `'prepare' must be a function (args, ctx) => arguments for execute, got ${kind(def.prepare)}`)
   checkOptional(def)

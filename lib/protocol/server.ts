@@ -50,13 +50,16 @@ export interface ServerContextOptions {
   readonly hideForbidden: boolean
   readonly taskStore: TaskStore
   readonly bus: Bus
-  readonly tasks: TaskOptions
+  readonly tasks: TaskTimings
   /** The server's own logger, for what fails outside any request. */
   readonly log?: Logger | undefined
 }
 
-/** The `tasks` option, in milliseconds but `maxTasks`. */
-export interface TaskOptions {
+/**
+ * The durations of the `tasks` option, resolved, in milliseconds (the user-facing option type is
+ * options.ts's `TaskOptions`; the Tasks constructor's are tasks/lifecycle.ts's `TaskSettings`).
+ */
+export interface TaskTimings {
   readonly ttl: number
   readonly maxTtl: number
   readonly pollInterval: number

@@ -24,16 +24,22 @@ export interface LegacyRules {
   readonly structuredOutput: boolean
   /** SSE streams carry event ids (a priming event first) and resume with GET + `Last-Event-ID`. */
   readonly resumable: boolean
+  /** The server may ask `elicitation/create` (form mode; `elicitation: {}` declares it). */
+  readonly elicitation: boolean
+  /** URL-mode elicitation (`elicitation.url`), and with it the `mode` field of `elicitation/create`. */
+  readonly urlElicitation: boolean
+  /** Tasks: the `tasks` capability, `params.task` on `tools/call`, the `tasks/*` methods. */
+  readonly tasks: boolean
 }
 
 const legacyRules: Record<LegacyVersion, LegacyRules> = {
-  '2025-11-25': { versionHeader: true, batches: false, structuredOutput: true, resumable: true },
-  '2025-06-18': { versionHeader: true, batches: false, structuredOutput: true, resumable: false },
-  '2025-03-26': { versionHeader: false, batches: true, structuredOutput: false, resumable: false }
+  '2025-11-25': { versionHeader: true, batches: false, structuredOutput: true, resumable: true, elicitation: true, urlElicitation: true, tasks: true },
+  '2025-06-18': { versionHeader: true, batches: false, structuredOutput: true, resumable: false, elicitation: true, urlElicitation: false, tasks: false },
+  '2025-03-26': { versionHeader: false, batches: true, structuredOutput: false, resumable: false, elicitation: false, urlElicitation: false, tasks: false }
 }
 
 export function isModernVersion (version: unknown): boolean {
-  return version === '2026-07-28'
+  return (MODERN_VERSIONS as readonly unknown[]).includes(version)
 }
 
 export function isLegacyVersion (version: unknown): version is LegacyVersion {
@@ -51,6 +57,24 @@ export function rulesOf (version: LegacyVersion): LegacyRules {
  */
 export function negotiate (requested: unknown): LegacyVersion {
   return isLegacyVersion(requested) ? requested : LEGACY_VERSIONS[0]
+}
+
+/** The 2025 revisions that have `rule`, newest first: for messages that name them. */
+export function legacyVersionsWith (rule: keyof LegacyRules): readonly LegacyVersion[] {
+  return LEGACY_VERSIONS.filter((version) => legacyRules[version][rule])
+}
+
+/** What a question to the client may use, where a 2025 revision may lack it; the modern revision has both. */
+export type InputFeature = 'elicitation' | 'urlElicitation'
+
+/** Whether a call of this era and version may use `feature`: every modern one; a 2025 one as its revision's rules say. */
+export function hasInputFeature (era: Era, version: string, feature: InputFeature): boolean {
+  return era === 'modern' || (isLegacyVersion(version) && rulesOf(version)[feature])
+}
+
+/** Whether a 2025 session at this version has tasks (the modern era has the tasks extension instead). */
+export function hasLegacyTasks (version: string): boolean {
+  return isLegacyVersion(version) && rulesOf(version).tasks
 }
 
 /** Whether streams of this call or session carry event ids and can be resumed (2025-11-25 sessions only). */

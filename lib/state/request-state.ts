@@ -12,7 +12,8 @@
  * arguments, and an expiry. It is not single-use: a server that needs "at most once" must track
  * that itself (the spec's warning says the same).
  *
- * The plugin makes one sealer per server from the `requestState` option (options.ts).
+ * The plugin makes one sealer per server (index.ts) from the `requestState` option, which
+ * options.ts checks with `decodeKeys`.
  */
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 import { RequestStateError, SakeOptionError, type RequestStateBindingPart } from '../errors.js'
@@ -45,7 +46,7 @@ export interface RequestStateSealerOptions {
    * first while the old one stays in the ring for one TTL. Leave out for one random key per process,
    * which only works when every round of a call reaches the same process (see `ephemeral`).
    */
-  keys?: Array<string | Uint8Array>
+  keys?: ReadonlyArray<string | Uint8Array>
   /** How long a token stays valid, in milliseconds. Default 10 minutes. */
   ttl?: number
   /** Clock in milliseconds, for tests. Default `Date.now`. */
@@ -138,29 +139,10 @@ export class RequestStateSealer {
     this.ttl = ttl
     this.now = now
     this.ephemeral = keys === undefined
-    let secrets: Buffer[]
-    if (keys === undefined) {
-      secrets = [randomBytes(KEY_BYTES)]
-    } else {
-      if (!Array.isArray(keys)) {
-        throw new SakeOptionError(`requestState keys must be an array of 32-byte keys (base64 strings or bytes), got ${describeValue(keys)}`)
-      }
-      if (keys.length === 0) {
-        throw new SakeOptionError('requestState keys is empty: give at least one 32-byte key (e.g. `openssl rand -base64 32`), or leave keys out for a random per-process key')
-      }
-      secrets = keys.map((key, index) => decodeKey(key, index))
-    }
+    const secrets = keys === undefined ? [randomBytes(KEY_BYTES)] : decodeKeys(keys)
     const rings = secrets.map(toRingKey)
-    for (const [index, entry] of rings.entries()) {
-      const hex = entry.id.toString('hex')
-      const earlier = this.ring.get(hex)
-      if (earlier !== undefined) {
-        // Same id means, short of a 2^-64 accident, the same secret listed twice: a copy-paste slip
-        // during rotation that would leave the ring one key short of what its owner believes.
-        throw new SakeOptionError(`requestState keys[${index}] is the same key as keys[${rings.indexOf(earlier)}]; each key of the ring must be different`)
-      }
-      this.ring.set(hex, entry)
-    }
+    // distinct secrets: their ids differ, short of a 2^-64 accident
+    for (const entry of rings) this.ring.set(entry.id.toString('hex'), entry)
     this.current = rings[0] as RingKey
   }
 
@@ -285,6 +267,29 @@ export function canonicalJson (value: unknown): string {
   }
   // Scalars: JSON.stringify gives undefined for undefined, functions and symbols.
   return JSON.stringify(value) ?? 'null'
+}
+
+/**
+ * The `keys` option as the ring's secrets: a non-empty array of distinct 32-byte keys, decoded (and
+ * copied, so later changes to the caller's arrays do not reach the ring). Throws a `SakeOptionError`
+ * naming the key at fault: options.ts checks the option with it at registration, before the
+ * plugin builds the sealer.
+ */
+export function decodeKeys (keys: unknown): Buffer[] {
+  if (!Array.isArray(keys)) {
+    throw new SakeOptionError(`requestState keys must be an array of 32-byte keys (base64 strings or bytes), got ${describeValue(keys)}`)
+  }
+  if (keys.length === 0) {
+    throw new SakeOptionError('requestState keys is empty: give at least one 32-byte key (e.g. `openssl rand -base64 32`), or leave keys out for a random per-process key')
+  }
+  const secrets = keys.map((key, index) => decodeKey(key, index))
+  for (const [index, secret] of secrets.entries()) {
+    const earlier = secrets.findIndex((other) => other.equals(secret))
+    // the same secret listed twice: a copy-paste slip during rotation that would leave the ring
+    // one key short of what its owner believes
+    if (earlier < index) throw new SakeOptionError(`requestState keys[${index}] is the same key as keys[${earlier}]; each key of the ring must be different`)
+  }
+  return secrets
 }
 
 /** A configured key as its 32 secret bytes, or a `SakeOptionError` naming what is wrong with it. */

@@ -1,6 +1,7 @@
 import t from 'tap'
 import * as client from '../../lib/client/index.js'
-import * as errors from '../../lib/errors.js'
+import * as errors from '../../lib/client/errors.js'
+import { SakeClientOptionError } from '../../lib/errors.js'
 
 t.test('createClient checks its options and makes a Client; the error classes are the package\'s own', async (t) => {
   t.type(client.createClient({ url: 'http://127.0.0.1:3000/mcp' }), client.Client)
@@ -9,5 +10,5 @@ t.test('createClient checks its options and makes a Client; the error classes ar
   t.equal(client.AuthChallengeError, errors.AuthChallengeError)
   t.equal(client.HttpError, errors.HttpError)
   t.equal(client.UnansweredInputError, errors.UnansweredInputError)
-  t.equal(client.SakeClientOptionError, errors.SakeClientOptionError)
+  t.equal(client.SakeClientOptionError, SakeClientOptionError)
 })

@@ -19,7 +19,7 @@ t.test('challenges and their parameters', async (t) => {
 })
 
 t.test('AuthChallengeError reads the Bearer challenge; HttpError keeps a bounded body', async (t) => {
-  const { AuthChallengeError, HttpError } = await import('../../lib/errors.js')
+  const { AuthChallengeError, HttpError } = await import('../../lib/client/errors.js')
   const stepUp = new AuthChallengeError(401, parseChallenges('Basic realm="x", Bearer error="insufficient_user_authentication", acr_values="mfa  phr", max_age=300, error_description="Sign in again"'))
   t.match(stepUp, { error: 'insufficient_user_authentication', acrValues: ['mfa', 'phr'], maxAge: 300, description: 'Sign in again', scopes: [], rpc: undefined })
   t.equal(stepUp.message, 'the server refused the request with 401 (insufficient_user_authentication)')

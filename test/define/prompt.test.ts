@@ -15,7 +15,7 @@ t.test('invalid definitions: SAKE_ERR_INVALID_PROMPT naming the prompt and the r
     [{ name: 5, get }, 'prompt definition: name 5 is not allowed'],
     [{ name: 'has space', get }, "prompt 'has space': name \"has space\" is not allowed"],
     [{ name: 'x'.repeat(129), get }, `prompt '${'x'.repeat(129)}': name`],
-    [{ name: 'p', get, argz: {} }, "prompt 'p': unknown option 'argz'; known options are name, title, description, icons, meta, ttl, args, get, complete, scope"],
+    [{ name: 'p', get, argz: {} }, "prompt 'p': unknown option 'argz' (did you mean 'args'?); known options are name, title, description, icons, meta, ttl, args, get, complete, scope"],
     [{ name: 'p', get, title: 5 }, "prompt 'p': 'title' must be a string, got number"],
     [{ name: 'p', get, description: {} }, "prompt 'p': 'description' must be a string, got object"],
     [{ name: 'p', get, ttl: 1.5 }, "prompt 'p': 'ttl' must be a non-negative integer (milliseconds), got 1.5"],

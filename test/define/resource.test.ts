@@ -15,7 +15,7 @@ t.test('invalid definitions: SAKE_ERR_INVALID_RESOURCE naming the resource and t
     [[], 'a resource definition must be an object, got an array'],
     [{ name: 'n', read }, "resource 'n': give exactly one of 'uri' (a fixed resource) or 'uriTemplate'"],
     [{ uri: 'a://b', uriTemplate: 'a://{b}', name: 'n', read }, "resource 'a://b': give exactly one of 'uri'"],
-    [{ uri: 'a://b', name: 'n', read, descripton: 'typo' }, "resource 'a://b': unknown option 'descripton'; known options are uri, uriTemplate"],
+    [{ uri: 'a://b', name: 'n', read, descripton: 'typo' }, "resource 'a://b': unknown option 'descripton' (did you mean 'description'?); known options are uri, uriTemplate"],
     [{ uri: 'a://b', read }, "resource 'a://b': 'name' is required: a non-empty string, got nothing"],
     [{ uri: 'a://b', name: '', read }, "resource 'a://b': 'name' is required: a non-empty string, got \"\""],
     [{ uri: 'a://b', name: 'n', title: 1, read }, "resource 'a://b': 'title' must be a string, got number"],

@@ -66,7 +66,7 @@ t.test('execute', async (t) => {
 })
 
 t.test('unknown definition keys are refused, not ignored', async (t) => {
-  refused(t, tool({ descripton: 'typo' }), /^tool 'demo': unknown option 'descripton'/)
+  refused(t, tool({ descripton: 'typo' }), /^tool 'demo': unknown option 'descripton' \(did you mean 'description'\?\); known options are name, title, description,/)
   // MCP Apps' options are known now, and checked (test/define/apps.test.ts)
   refused(t, tool({ ui: true }), /^tool 'demo': 'ui' must be the URI of a ui:\/\/ resource/)
   refused(t, tool({ visibility: true }), /^tool 'demo': 'visibility' must be/)

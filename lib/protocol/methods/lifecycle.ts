@@ -1,11 +1,12 @@
 /** `initialize` (legacy), `server/discover` (modern) and `ping` (legacy). */
 import { ProtocolError } from '../../errors.js'
-import { SUPPORTED_VERSIONS, negotiate, type LegacyVersion } from '../../spec/eras.js'
+import { SUPPORTED_VERSIONS, negotiate, rulesOf, type LegacyVersion } from '../../spec/eras.js'
 import { INVALID_PARAMS } from '../../spec/jsonrpc.js'
 import type { ClientInfo } from '../../spec/types.js'
 import { isObject } from '../../values.js'
 import type { ServerContext } from '../server.js'
 import { APPS_EXTENSION } from '../../spec/apps.js'
+import { TASKS_EXTENSION } from '../../spec/tasks.js'
 
 const TASKS_CAPABILITY = Object.freeze({ list: {}, cancel: {}, requests: { tools: { call: {} } } })
 
@@ -31,7 +32,7 @@ export function discoverResult (server: ServerContext): string {
     supportedVersions: SUPPORTED_VERSIONS,
     // the tasks extension: served per request, to requests that declare it (methods/tasks.ts);
     // MCP Apps too (methods/apps.ts), when the server has an app
-    capabilities: { ...capabilities(), extensions: { 'io.modelcontextprotocol/tasks': {}, ...appsExtension(server) } },
+    capabilities: { ...capabilities(), extensions: { [TASKS_EXTENSION]: {}, ...appsExtension(server) } },
     instructions: server.instructions,
     ttlMs: server.ttl,
     cacheScope: 'public',
@@ -63,7 +64,7 @@ export function initialize (server: ServerContext, params: Record<string, unknow
     throw new ProtocolError(INVALID_PARAMS, 'Invalid params: initialize needs "clientInfo" as an object with "name" and "version" strings')
   }
   const version = negotiate(protocolVersion)
-  const caps2025: Record<string, unknown> = version === '2025-11-25' ? { ...capabilities(), tasks: TASKS_CAPABILITY } : capabilities()
+  const caps2025: Record<string, unknown> = rulesOf(version).tasks ? { ...capabilities(), tasks: TASKS_CAPABILITY } : capabilities()
   // MCP Apps in a 2025 session: `capabilities.extensions`, an open field those revisions leave to extensions
   const apps = appsExtension(server)
   if (Object.keys(apps).length > 0) caps2025.extensions = apps

@@ -6,6 +6,8 @@
 import { ProtocolError } from '../../errors.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
+import { hasLegacyTasks, legacyVersionsWith } from '../../spec/eras.js'
+import { TASKS_EXTENSION } from '../../spec/tasks.js'
 import { TERMINAL, type TaskAnswer, type TaskRecord } from '../../state/task-store.js'
 import { describe, isObject } from '../../values.js'
 import type { CompiledTool } from '../../define/tool.js'
@@ -16,11 +18,8 @@ import { ownerOf, type Outcome } from '../tasks/lifecycle.js'
 import { relay } from '../tasks/questions.js'
 import { detailedTask, modernTask, taskWire } from '../tasks/wire.js'
 
-/** The only 2025 revision with tasks; older sessions ignore `params.task` (they never declared it). */
-export const TASKS_VERSION = '2025-11-25'
-
-/** The extension's id (2026-07-28). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+/** The 2025 revisions with tasks, for the -32601 of older sessions (which ignore `params.task`: they never declared it). */
+const TASKS_VERSIONS = legacyVersionsWith('tasks').join(', ')
 
 /** Whether this 2026-07-28 request declared the tasks extension (per request: there is no session). */
 export function declaresTasks (call: Call): boolean {
@@ -63,7 +62,7 @@ export function taskTtl (server: ServerContext, call: Call, tool: CompiledTool):
     return server.tasks.grant(undefined)
   }
   // older sessions never saw the tasks capability: a task request is an ordinary one there
-  if (call.protocolVersion !== TASKS_VERSION) return undefined
+  if (!hasLegacyTasks(call.protocolVersion)) return undefined
   const asked = call.params.task
   if (asked === undefined) {
     if (tool.task === 'required') throw new ProtocolError(METHOD_NOT_FOUND, `Tool '${tool.name}' runs only as a task: call it with params.task (its execution.taskSupport is "required")`)
@@ -130,7 +129,7 @@ export async function cancelModernTask (server: ServerContext, call: Call): Prom
 
 /** Tasks methods exist in 2025-11-25 sessions only. */
 function guard (call: Call): void {
-  if (call.protocolVersion !== TASKS_VERSION) throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method} (tasks need protocol version ${TASKS_VERSION})`)
+  if (!hasLegacyTasks(call.protocolVersion)) throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method} (tasks need protocol version ${TASKS_VERSIONS})`)
 }
 
 function taskIdOf (call: Call): string {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
+import { TaskEnded, TooManyQuestions } from '../../errors.js'
 import { INTERNAL_ERROR, notificationText } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { isObject } from '../../values.js'
@@ -69,22 +70,6 @@ export interface TaskSettings {
 
 /** A change of a live task, computed from the record as read; undefined: nothing to change. */
 export type Change = (record: TaskRecord) => (TaskPatch & { status: TaskStatus }) | undefined
-
-/** Thrown to a task's handler awaiting a question when the task ended meanwhile (cancelled, expired, closed). */
-export class TaskEnded extends Error {
-  constructor (readonly taskId: string) {
-    super(`the task ${taskId} ended before the client answered`)
-    this.name = 'TaskEnded'
-  }
-}
-
-/** Thrown to a handler that asks more than `MAX_PENDING_QUESTIONS` questions at once. */
-export class TooManyQuestions extends Error {
-  constructor (readonly taskId: string) {
-    super(`a task may wait on at most ${MAX_PENDING_QUESTIONS} questions at once; await some answers before asking more`)
-    this.name = 'TooManyQuestions'
-  }
-}
 
 /** What a running task holds on this instance. */
 interface Running {
@@ -238,7 +223,7 @@ export class Tasks {
       full = !Object.hasOwn(pending, key) && Object.keys(pending).length >= MAX_PENDING_QUESTIONS
       return full ? undefined : { status: 'input_required', inputRequests: { ...pending, [key]: question } }
     })
-    if (full) throw new TooManyQuestions(taskId)
+    if (full) throw new TooManyQuestions(taskId, MAX_PENDING_QUESTIONS)
     const record = await this.waitFor(taskId, signal, answered)
     const answer = record?.inputResponses?.[key]
     // the task's signal aborts when it is cancelled, expires or the server closes: ended, all the same

@@ -5,12 +5,12 @@
  * answers with `tasks/update`; in a 2025-11-25 session the server carries them as requests on a
  * `tasks/result` stream (`relay`), with the task's id in their `_meta`, and takes the responses.
  */
-import { ClientInputError } from '../../errors.js'
+import { ClientInputError, TaskEnded, TooManyQuestions } from '../../errors.js'
 import { META_INPUT_KEY, META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { TERMINAL, type TaskQuestion, type TaskRecord } from '../../state/task-store.js'
 import type { Call, Channel } from '../call.js'
 import { askOnce, type Asker, type InputMethod, type InputRequest } from '../input/asker.js'
-import { TaskEnded, TooManyQuestions, type Tasks } from './lifecycle.js'
+import type { Tasks } from './lifecycle.js'
 
 /** The asker of a handler running as a task: one question per key, answered through the task. */
 export class TaskAsker implements Asker {

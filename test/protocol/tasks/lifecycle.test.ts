@@ -1,7 +1,8 @@
 // The task lifecycle on its own: legal transitions, compare-and-set retries, waiters, the bus,
 // owners, close and its bound.
 import t from 'tap'
-import { TaskEnded, Tasks, legal, ownerOf, type Outcome } from '../../../lib/protocol/tasks/lifecycle.js'
+import { TaskEnded } from '../../../lib/errors.js'
+import { Tasks, legal, ownerOf, type Outcome } from '../../../lib/protocol/tasks/lifecycle.js'
 import type { BusEvent } from '../../../lib/state/bus.js'
 import { MemoryTaskStore } from '../../../lib/state/memory-task-store.js'
 import { MemoryBus } from '../../../lib/state/memory-bus.js'
