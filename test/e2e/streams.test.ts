@@ -20,7 +20,7 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: 
         ctx.progress(i, n, `item ${i}`)
         if (poll === true && i === 1) {
           ctx.closeStream(10) // SEP-1699: the client comes back with GET + Last-Event-ID
-          await until(() => gets.some((h) => typeof h['last-event-id'] === 'string'), { step: 10, tries: 6 })
+          await until(() => gets.some((h) => typeof h['last-event-id'] === 'string'), { what: 'the client to come back with GET + Last-Event-ID' })
         }
       }
       ctx.notify('debug', 'finished')
@@ -65,12 +65,12 @@ t.test('v1 client: list changes and subscribed resource updates on the GET strea
   await app.mcp.resourceUpdated('test://other')
   await app.mcp.resourceUpdated('test://watched')
   await app.mcp.listChanged('tools')
-  await until(() => seen.length >= 2)
+  await until(() => seen.length >= 2, { what: 'the update and the list change on the GET stream' })
   t.same(seen, ['test://watched', 'tools'])
   await client.unsubscribeResource({ uri: 'test://watched' })
   await app.mcp.resourceUpdated('test://watched')
   await app.mcp.listChanged('tools')
-  await until(() => seen.length >= 3)
+  await until(() => seen.length >= 3, { what: 'the second list change on the GET stream' })
   t.same(seen, ['test://watched', 'tools', 'tools'], 'no update after unsubscribing')
 })
 
@@ -105,7 +105,7 @@ t.test('v2 client: the listChanged option auto-opens subscriptions/listen and re
   })
   t.ok(client.autoOpenedSubscription, 'discover advertised tools.listChanged, so the client listens')
   await app.mcp.listChanged('tools')
-  await until(() => changed.length > 0)
+  await until(() => changed.length > 0, { what: 'the client to refetch the changed tools list' })
   t.equal(changed.length, 1)
   const [{ error, tools }] = changed as Array<{ error: unknown, tools: Array<{ name: string }> }>
   t.equal(error, null)

@@ -89,16 +89,20 @@ export async function refusesRegister (t: Test, options: unknown, message: RegEx
 export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Polls `condition` every `step` ms (default 10), at most `tries` times (default 50), and resolves
- * as soon as it holds: true, or false once the tries ran out (the assertion after it then fails).
+ * Waits for some state to appear, instead of sleeping and hoping it is there by then: polls
+ * `condition` every `interval` ms (default 10) and resolves with its first truthy value; after
+ * `timeout` ms (default 5000: generous, since it costs time only when the state never comes) it
+ * rejects with an error naming `what` it waited for, so a test that fails says what never happened.
  */
-export async function until (condition: () => boolean, options: { step?: number, tries?: number } = {}): Promise<boolean> {
-  const { step = 10, tries = 50 } = options
-  for (let i = 0; i < tries; i++) {
-    if (condition()) return true
-    await sleep(step)
+export async function until<T> (condition: () => T | Promise<T>, options: { what: string, timeout?: number, interval?: number }): Promise<NonNullable<T>> {
+  const { what, timeout = 5000, interval = 10 } = options
+  const deadline = Date.now() + timeout
+  for (;;) {
+    const value = await condition()
+    if (value) return value as NonNullable<T>
+    if (Date.now() >= deadline) throw new Error(`until: gave up after ${timeout} ms waiting for ${what}`)
+    await sleep(interval)
   }
-  return condition()
 }
 
 export interface Deferred<T = void> {

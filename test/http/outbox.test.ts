@@ -69,7 +69,7 @@ t.test('a session store failing while a resource update is delivered is logged, 
   fail = true
   await app.mcp.resourceUpdated('test://x')
   const failed = (): boolean => log.errors().some((line) => line.msg === 'fastify-sake: the session store failed while delivering a resource update')
-  await until(failed, { step: 5, tries: 4 })
+  await until(failed, { what: 'the session store failure to be logged' })
   t.ok(failed())
   fail = false
   get.close()

@@ -28,7 +28,7 @@ t.test('fan-out across instances, once each; another prefix hears nothing', asyn
   await sleep(100) // the subscribers are connected
   await a!.publish({ type: 'listChanged', list: 'tools' })
   t.same(got.a, [{ type: 'listChanged', list: 'tools' }], 'this instance: at once, before Redis')
-  t.ok(await until(() => got.b!.length === 1), 'the other instance, through Redis')
+  t.ok(await until(() => got.b!.length === 1, { what: 'the event on the other instance' }), 'the other instance, through Redis')
   t.same(got.b, [{ type: 'listChanged', list: 'tools' }])
   await sleep(50)
   t.equal(got.a!.length, 1, 'its own message coming back is ignored')
