@@ -11,7 +11,7 @@ import { BUS_METHODS, LIST_NAMES, type Bus, type BusEvent } from '../../lib/stat
 import { EVENT_STORE_METHODS, type EventStore } from '../../lib/state/event-store.js'
 import { SESSION_STORE_METHODS, type Session, type SessionStore } from '../../lib/state/session-store.js'
 import { TASK_STORE_METHODS, type TaskRecord, type TaskStatus, type TaskStore } from '../../lib/state/task-store.js'
-import { until } from './app.js'
+import { until } from './until.js'
 
 /** Builds a fresh, empty store (or bus) for one subtest. */
 export type Maker<S> = (t: Test) => S | Promise<S>

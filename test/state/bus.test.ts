@@ -4,7 +4,7 @@ import t from 'tap'
 import { MemoryBus } from '../../lib/state/memory-bus.js'
 import { RedisBus } from '../../lib/state/redis/bus.js'
 import { connect } from '../../lib/state/redis/connection.js'
-import { until } from '../helpers/app.js'
+import { until } from '../helpers/until.js'
 import { startRedis } from '../helpers/redis.js'
 import { busContract } from '../helpers/store-contracts.js'
 

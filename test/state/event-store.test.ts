@@ -5,7 +5,7 @@ import t from 'tap'
 import { MemoryEventStore } from '../../lib/state/memory-event-store.js'
 import { connect } from '../../lib/state/redis/connection.js'
 import { RedisEventStore } from '../../lib/state/redis/event-store.js'
-import { sleep } from '../helpers/app.js'
+import { sleep } from '../helpers/until.js'
 import { startRedis } from '../helpers/redis.js'
 import { eventStoreContract } from '../helpers/store-contracts.js'
 

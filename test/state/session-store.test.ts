@@ -5,7 +5,7 @@ import t from 'tap'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 import { connect } from '../../lib/state/redis/connection.js'
 import { RedisSessionStore } from '../../lib/state/redis/session-store.js'
-import { sleep } from '../helpers/app.js'
+import { sleep } from '../helpers/until.js'
 import { startRedis } from '../helpers/redis.js'
 import { sessionStoreContract } from '../helpers/store-contracts.js'
 
