@@ -346,7 +346,7 @@ t.test('a streamed 2025-11-25 call asks on its resumable stream; a client that r
   // the connection drops after the progress event: the call goes on (2025-11-25), and the
   // question is replayed on the GET that resumes the stream
   stream.close()
-  await sleep(50)
+  await sleep(50) // for the server to see the connection drop: nothing outside it shows that
   const resumed = await getStream(url, sid, progress!.id!)
   const replayed = await resumed.next()
   t.equal(replayed!.id, asked!.id, 'the question, with its event id')
