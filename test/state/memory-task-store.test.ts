@@ -1,6 +1,7 @@
 // The default task store, beyond the TaskStore contract (test/state/task-store.test.ts): ttl
 // expiry to the millisecond and its sweep, on an injected clock, and the count bound.
 import t from 'tap'
+import { until } from '../helpers/until.js'
 import { MemoryTaskStore } from '../../lib/state/memory-task-store.js'
 import type { TaskRecord, TaskStatus } from '../../lib/state/task-store.js'
 
@@ -48,7 +49,7 @@ t.test('the sweep timer runs and close stops it', async (t) => {
   const store = new MemoryTaskStore({ maxTasks: 10, now: () => clock.now, sweepInterval: 5 })
   store.create(record('a', { createdAt: 0, ttl: 1, status: 'failed' }))
   clock.now = 10
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await until(() => store.size === 0, { what: 'the timer to sweep' })
   t.equal(store.size, 0, 'swept without a read')
   store.create(record('b'))
   store.close()

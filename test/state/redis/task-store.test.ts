@@ -49,7 +49,7 @@ t.test('expiry: a terminal record at its ttl (or keepUntil), a live one a grace 
   await tasks.transition('kept', 0, { status: 'failed', keepUntil: now + 450 })
   const pttl = Number(redis.cli('PTTL', 't:task:done'))
   t.ok(pttl > 0 && pttl <= 200, `a terminal record expires at its ttl (${pttl} ms left)`)
-  await sleep(260)
+  await sleep(260) // the point: Redis expires by its own clock
   t.equal(await tasks.get('done'), undefined, 'terminal, past its ttl')
   t.ok(await tasks.get('live'), 'live: kept past its ttl, for the lifecycle to fail it')
   t.ok(await tasks.get('kept'), 'keepUntil keeps a failed one longer')
