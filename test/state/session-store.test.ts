@@ -24,6 +24,6 @@ sessionStoreContract(t, 'RedisSessionStore', async (t) => {
   const conn = await connect({ url: redis.url, prefix: `contract${++prefixes}:`, timeout: 1000 }, quiet)
   t.teardown(() => conn.close())
   // long enough that a loaded machine's delays between two reads stay well inside it
-  const idleTimeout = 600
+  const idleTimeout = 1000
   return { store: new RedisSessionStore(conn, idleTimeout), idleTimeout, pass: sleep }
 })
