@@ -134,7 +134,7 @@ t.test('authenticate: a hook that sends its own 401 error, in a host with async 
   }, { logger })
   let errors = 0
   app.addHook('onError', async () => {
-    await sleep(2)
+    await sleep(2) // hooks that take time, as real ones do
     errors++
   })
   app.addHook('onSend', async (_request, _reply, payload) => {

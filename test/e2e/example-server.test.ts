@@ -3,6 +3,7 @@
 import t from 'tap'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { endSession, legacyClient, modernClient, startExample, type Running } from '../helpers/clients.js'
+import { until } from '../helpers/until.js'
 
 let server: Running
 t.before(async () => { server = await startExample() })
@@ -120,11 +121,10 @@ t.test('a 2026-07-28 request that declares the tasks extension gets the long-run
   t.equal((await rpc('tasks/cancel', { taskId: created.taskId }, created.taskId)).resultType, 'complete')
   t.equal((await rpc('tasks/get', { taskId: created.taskId }, created.taskId)).status, 'cancelled')
   const quick = await rpc('tools/call', { name: 'count', arguments: { to: 2, delayMs: 1 } }, 'count')
-  let task: any = quick
-  for (let i = 0; i < 100 && task.status !== 'completed'; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    task = await rpc('tasks/get', { taskId: quick.taskId }, quick.taskId)
-  }
+  const task = await until(async () => {
+    const got = await rpc('tasks/get', { taskId: quick.taskId }, quick.taskId)
+    return got.status === 'completed' ? got : undefined
+  }, { what: 'the quick count to complete (tasks/get)' })
   t.same(task.result.structuredContent, { counted: 2, cancelled: false })
 })
 

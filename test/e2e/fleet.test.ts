@@ -6,12 +6,17 @@ import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Type } from '../../lib/index.js'
-import { build, listen, sleep } from '../helpers/app.js'
+import { build, listen, sleep, until } from '../helpers/app.js'
 import { legacyClient, modernClient } from '../helpers/clients.js'
 import { startRedis, type RunningRedis } from '../helpers/redis.js'
 import { getStream, legacyPost, sessionOn, streamPost } from '../helpers/network.js'
 
 const KEY = Buffer.alloc(32, 7).toString('base64')
+
+/** Until every instance on the default prefix has its bus subscriber on the channel. */
+async function subscribed (redis: RunningRedis, instances: number): Promise<void> {
+  await until(() => redis.cli('PUBSUB', 'NUMSUB', 'sake:bus') === `sake:bus\n${instances}`, { what: `${instances} bus subscribers on sake:bus` })
+}
 
 const tools = [
   { name: 'add', args: { a: Type.Number(), b: Type.Number() }, execute: ({ a, b }: { a: number, b: number }) => String(a + b) },
@@ -90,7 +95,7 @@ t.test('a GET stream on one instance gets the session\'s notifications from the 
   const session = await sessionOn(a.url)
   const stream = await getStream(b.url, session)
   await stream.next() // the priming event
-  await sleep(100) // B's bus subscriber is ready
+  await subscribed(redis, 2)
   await a.app.mcp.listChanged('tools')
   t.same(await stream.message(2000), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 'published on A, written by B')
   const deleted = await fetch(a.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } })
@@ -113,7 +118,7 @@ t.test('2026-07-28: a question asked on A is answered on B; listChanged on A rea
 
   const listen = await streamPost(b.url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, {}, 'l')
   await listen.message()
-  await sleep(100)
+  await subscribed(redis, 2)
   await a.app.mcp.listChanged('tools')
   t.match(await listen.message(2000), { method: 'notifications/tools/list_changed' })
   listen.close()
@@ -121,12 +126,10 @@ t.test('2026-07-28: a question asked on A is answered on B; listChanged on A rea
   const caps = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
   const created = (await (await streamPost(a.url, 'tools/call', { name: 'job', arguments: {}, _meta: caps })).json()).result
   t.equal(created.resultType, 'task')
-  let task: any
-  for (let i = 0; i < 50; i++) {
-    task = (await (await streamPost(b.url, 'tasks/get', { taskId: created.taskId, _meta: caps }, { 'mcp-name': created.taskId })).json()).result
-    if (task.status === 'completed') break
-    await sleep(20)
-  }
+  const task = await until(async () => {
+    const got = (await (await streamPost(b.url, 'tasks/get', { taskId: created.taskId, _meta: caps }, { 'mcp-name': created.taskId })).json()).result
+    return got.status === 'completed' ? got : undefined
+  }, { what: 'the job to complete, read on B' })
   t.same(task.result.content, [{ type: 'text', text: 'job done' }], 'run on A, read on B')
 })
 
@@ -136,7 +139,7 @@ t.test('Redis killed: a session request is a clear 503 within seconds, a statele
   const session = await sessionOn(a.url)
   t.same((await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } })).json()).result.content, [{ type: 'text', text: '2' }])
   await redis.kill()
-  await sleep(100)
+  await sleep(100) // for the instance's client to see the connection drop: nothing outside it shows that
   const started = Date.now()
   const down = await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } })
   const body = await down.json()
@@ -150,12 +153,10 @@ t.test('Redis killed: a session request is a clear 503 within seconds, a statele
   t.same(stateless.result.content, [{ type: 'text', text: '4' }], 'a 2026-07-28 call needs no shared state')
 
   await redis.restart()
-  let back: any
-  for (let i = 0; i < 100; i++) {
-    back = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'add', arguments: { a: 3, b: 3 } } })).json()
-    if (back.result !== undefined) break
-    await sleep(50)
-  }
+  const back = await until(async () => {
+    const got = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'add', arguments: { a: 3, b: 3 } } })).json()
+    return got.result !== undefined ? got : undefined
+  }, { what: 'the session to answer again once Redis is back', interval: 50 })
   t.same(back.result.content, [{ type: 'text', text: '6' }], 'the session, acknowledged before the crash, is still there (append-only file, fsync always)')
 })
 
@@ -167,7 +168,7 @@ t.test('idle sessions expire in Redis; two servers with their own prefixes share
   const elsewhere = await (await legacyPost(other.url, session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' })).json()
   t.equal(elsewhere.error.code, -32001, 'another prefix: another server\'s sessions')
   t.match(redis.cli('KEYS', 'sake:session:*'), session, 'the default prefix')
-  await sleep(300)
+  await sleep(300) // the point: idle past sessions.idleTimeout (200 ms)
   const expired = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/list' })).json()
   t.equal(expired.error.code, -32001, 'idle past sessions.idleTimeout: gone')
 })
@@ -186,13 +187,13 @@ t.test('@fastify/redis: the service\'s own client serves the stores; closing the
   const clients = (): number => redis.cli('CLIENT', 'LIST').split('\n').filter((line) => line.includes('cmd=')).length
   t.equal(clients(), 3, 'the service\'s client, the bus subscriber, and redis-cli')
   await app.close()
-  await sleep(50)
+  await until(() => clients() === 1, { what: 'Redis to see the connections closed' })
   t.equal(clients(), 1, 'all closed: the subscriber by us, the client by @fastify/redis')
 
   const own = await instance(t, redis)
   await sessionOn(own.url)
   await own.app.close()
-  await sleep(50)
+  await until(() => clients() === 1, { what: 'Redis to see the connections closed' })
   t.equal(clients(), 1, 'a connection made from a URL is closed with the app')
 })
 
@@ -204,13 +205,10 @@ t.test('a task running on A, cancelled through B: A stops its handler', async (t
   const b = await instance(t, redis, { tools: [...tools, hangs] })
   const caps = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
   const created = (await (await streamPost(a.url, 'tools/call', { name: 'hangs', arguments: {}, _meta: caps })).json()).result
-  await sleep(100) // A's bus subscriber is ready
+  await subscribed(redis, 2)
   const ack = (await (await streamPost(b.url, 'tasks/cancel', { taskId: created.taskId, _meta: caps }, { 'mcp-name': created.taskId })).json()).result
   t.equal(ack.resultType, 'complete')
-  for (let i = 0; i < 50; i++) {
-    if (stopped !== undefined) break
-    await sleep(20)
-  }
+  await until(() => stopped !== undefined, { what: 'A to stop the handler' })
   t.match(String(stopped), /cancelled by the client/, 'the bus told A, which aborted ctx.signal')
   const task = (await (await streamPost(a.url, 'tasks/get', { taskId: created.taskId, _meta: caps }, { 'mcp-name': created.taskId })).json()).result
   t.equal(task.status, 'cancelled', 'and it stays cancelled')

@@ -3,12 +3,13 @@
 import t, { type Test } from 'tap'
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
-import { Type } from '../../lib/index.js'
-import { build, listen, sleep, until } from '../helpers/app.js'
+import { MemoryBus, Type } from '../../lib/index.js'
+import { build, listen, until } from '../helpers/app.js'
 import { legacyClient, modernClient } from '../helpers/clients.js'
 
-async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: Array<Record<string, unknown>> }> {
-  const app = await build({ keepAlive: 0 })
+async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: Array<Record<string, unknown>>, bus: MemoryBus, plugin: number }> {
+  const bus = new MemoryBus()
+  const app = await build({ keepAlive: 0, bus })
   const gets: Array<Record<string, unknown>> = []
   app.addHook('onRequest', async (request) => { if (request.method === 'GET') gets.push(request.headers) })
   app.registerTool({
@@ -20,7 +21,7 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: 
         ctx.progress(i, n, `item ${i}`)
         if (poll === true && i === 1) {
           ctx.closeStream(10) // SEP-1699: the client comes back with GET + Last-Event-ID
-          await until(() => gets.some((h) => typeof h['last-event-id'] === 'string'), { step: 10, tries: 6 })
+          await until(() => gets.some((h) => typeof h['last-event-id'] === 'string'), { what: 'the client to come back with GET + Last-Event-ID' })
         }
       }
       ctx.notify('debug', 'finished')
@@ -28,7 +29,8 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, gets: 
     }
   })
   const url = new URL(await listen(t, app))
-  return { app, url, gets }
+  // the plugin's own listeners: any more are open streams
+  return { app, url, gets, bus, plugin: bus.size }
 }
 
 t.test('v1 client (2025-11-25): setLoggingLevel, log messages and progress on the call stream', async (t) => {
@@ -55,22 +57,22 @@ t.test('v1 client: a stream closed by ctx.closeStream resumes with GET + Last-Ev
 })
 
 t.test('v1 client: list changes and subscribed resource updates on the GET stream', async (t) => {
-  const { app, url } = await serve(t)
+  const { app, url, bus, plugin } = await serve(t)
   const { client } = await legacyClient(t, url, { name: 'v1', version: '1' })
   const seen: string[] = []
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => { seen.push('tools') })
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { seen.push(n.params.uri) })
   await client.subscribeResource({ uri: 'test://watched' })
-  await sleep(50) // the client opens its GET stream after notifications/initialized
+  await until(() => bus.size > plugin, { what: 'the client\'s GET stream (opened after notifications/initialized)' })
   await app.mcp.resourceUpdated('test://other')
   await app.mcp.resourceUpdated('test://watched')
   await app.mcp.listChanged('tools')
-  await until(() => seen.length >= 2)
+  await until(() => seen.length >= 2, { what: 'the update and the list change on the GET stream' })
   t.same(seen, ['test://watched', 'tools'])
   await client.unsubscribeResource({ uri: 'test://watched' })
   await app.mcp.resourceUpdated('test://watched')
   await app.mcp.listChanged('tools')
-  await until(() => seen.length >= 3)
+  await until(() => seen.length >= 3, { what: 'the second list change on the GET stream' })
   t.same(seen, ['test://watched', 'tools', 'tools'], 'no update after unsubscribing')
 })
 
@@ -105,7 +107,7 @@ t.test('v2 client: the listChanged option auto-opens subscriptions/listen and re
   })
   t.ok(client.autoOpenedSubscription, 'discover advertised tools.listChanged, so the client listens')
   await app.mcp.listChanged('tools')
-  await until(() => changed.length > 0)
+  await until(() => changed.length > 0, { what: 'the client to refetch the changed tools list' })
   t.equal(changed.length, 1)
   const [{ error, tools }] = changed as Array<{ error: unknown, tools: Array<{ name: string }> }>
   t.equal(error, null)

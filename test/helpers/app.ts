@@ -85,21 +85,8 @@ export async function refusesRegister (t: Test, options: unknown, message: RegEx
   await app.close()
 }
 
-/** Resolves after `ms` milliseconds of real time. */
-export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
-
-/**
- * Polls `condition` every `step` ms (default 10), at most `tries` times (default 50), and resolves
- * as soon as it holds: true, or false once the tries ran out (the assertion after it then fails).
- */
-export async function until (condition: () => boolean, options: { step?: number, tries?: number } = {}): Promise<boolean> {
-  const { step = 10, tries = 50 } = options
-  for (let i = 0; i < tries; i++) {
-    if (condition()) return true
-    await sleep(step)
-  }
-  return condition()
-}
+// sleep and until live in until.ts (which loads nothing), and are here too for the tests that import them with build and listen
+export { sleep, until } from './until.js'
 
 export interface Deferred<T = void> {
   promise: Promise<T>

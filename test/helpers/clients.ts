@@ -62,7 +62,7 @@ export interface LegacySetup extends Setup<LegacyClient, LegacyOptions, LegacyTr
  */
 export async function endSession (transport: LegacyTransport): Promise<void> {
   await transport.terminateSession()
-  // polled here, not with app.ts `until`: that module loads the plugin, which the example server's tests never need
+  // polled here, not with until(): this wait is best effort (200 ms at most, then the caller closes anyway), where until fails
   const scheduled = (): boolean => (transport as unknown as { _reconnectionTimeout?: unknown })._reconnectionTimeout !== undefined
   for (let i = 0; i < 40 && !scheduled(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
 }

@@ -1,5 +1,6 @@
-// The default session store: bounded by count (least recently used goes first) and by idle time,
-// on an injected clock: no test here waits for real time to pass.
+// The default session store, beyond the SessionStore contract (test/state/session-store.test.ts):
+// bounded by count (least recently used goes first) and by idle time, on an injected clock: no
+// test here waits for real time to pass.
 import t from 'tap'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 import type { Session } from '../../lib/state/session-store.js'
@@ -20,20 +21,6 @@ function ids (store: MemorySessionStore): string[] {
   // the store's order is its LRU order: read it through sweep-free means (get would reorder)
   return [...(store as any).entries.keys()]
 }
-
-t.test('set, get and delete', async (t) => {
-  const { store } = storeWith()
-  t.equal(store.get('a'), undefined)
-  const a = session('a')
-  store.set(a)
-  t.equal(store.get('a'), a, 'the same object back')
-  t.equal(store.size, 1)
-  store.delete('a')
-  t.equal(store.get('a'), undefined)
-  t.equal(store.size, 0)
-  store.delete('never-there')
-  t.equal(store.size, 0, 'deleting an unknown id is a no-op')
-})
 
 t.test('at maxSessions, the least recently used session makes room', async (t) => {
   const { store, clock } = storeWith({ maxSessions: 3 })
@@ -86,10 +73,6 @@ t.test('set on an existing id replaces the session without changing the order', 
   store.set(session('c'))
   t.equal(store.get('a'), undefined, 'so it is the one to go')
   t.ok(store.get('b'))
-  const { store: other } = storeWith()
-  other.set(session('x'))
-  other.set(session('x', true))
-  t.equal(other.get('x')!.initialized, true, 'get returns the replacement')
 })
 
 t.test('a session idle longer than idleTimeout has ended when asked for', async (t) => {

@@ -121,7 +121,7 @@ t.test('an event store failing to delete a read stream is logged; the request go
   await conn.post(call)
   t.match((await conn.post({ ...call, id: 2 })).body, /"result"/)
   t.equal((await conn.post({ jsonrpc: '2.0', id: 3, method: 'ping' })).status, 200)
-  await until(() => log.errors().length === 2)
+  await until(() => log.errors().length === 2, { what: 'both failed deletes to be logged' })
   t.same(log.errors().map((line) => [line.msg, (line.err as any).message]), [
     ['fastify-sake: the event store failed to delete a stream its client had read', 'store down now'],
     ['fastify-sake: the event store failed to delete a stream its client had read', 'store down later']

@@ -3,7 +3,7 @@ import t from 'tap'
 import { request } from 'node:http'
 import { MemoryBus, MemoryTaskStore, Type } from '../../../lib/index.js'
 import { captureLog } from '../../helpers/logs.js'
-import { build, deferred, listen, sleep } from '../../helpers/app.js'
+import { build, deferred, listen, until } from '../../helpers/app.js'
 import { modernRequest } from '../../helpers/requests.js'
 import { streamPost } from '../../helpers/network.js'
 
@@ -34,7 +34,7 @@ t.test('subscriptions/listen: acknowledged first, then only what the filter opte
   t.same(JSON.parse(first!.data!), { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: { [SUB]: 'sub-1' }, uri: 'test://a' } })
   t.same(await stream.message(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'sub-1' } } })
   stream.close()
-  await sleep(30)
+  await until(() => bus.size === plugin, { what: 'the closed stream to unsubscribe' })
   t.equal(bus.size, plugin, 'a closed stream unsubscribed from the bus (the plugin\'s own listeners stay)')
 })
 
@@ -108,13 +108,13 @@ t.test('notifications/tasks: only the followed tasks, a version once, a vanished
   const url = await listen(t, app)
   const caps = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
   const followed = (await (await streamPost(url, 'tools/call', { name: 'wait', arguments: { n: 0 }, _meta: caps })).json()).result.taskId
-  await (await streamPost(url, 'tools/call', { name: 'wait', arguments: { n: 1 }, _meta: caps })).json()
+  const other = (await (await streamPost(url, 'tools/call', { name: 'wait', arguments: { n: 1 }, _meta: caps })).json()).result.taskId
   const stream = await streamPost(url, 'subscriptions/listen', { notifications: { taskIds: [followed] }, _meta: caps }, {}, 's')
   await stream.message() // the ack
   t.equal((await stream.message()).params.status, 'working', 'the state when the listen opened')
   bus.publish({ type: 'taskStatus', taskId: followed }) // no change since: not sent again
   gates[1]!.resolve() // the other task completes: nothing for this listen
-  await sleep(30)
+  await until(() => get(other)?.status === 'completed', { what: 'the other task to complete' })
   gates[0]!.resolve()
   const completed = await stream.message()
   t.equal(completed.params.taskId, followed, 'the next message is the followed task\'s change, nothing in between')
@@ -123,7 +123,7 @@ t.test('notifications/tasks: only the followed tasks, a version once, a vanished
   bus.publish({ type: 'taskStatus', taskId: followed }) // vanished: nothing to send
   broken = true
   bus.publish({ type: 'taskStatus', taskId: followed })
-  await sleep(30)
+  await until(() => log.errors().length > 0, { what: 'the store failure to be logged' })
   broken = false
   t.match(log.errors(), [{ msg: 'fastify-sake: the task store failed while sending notifications/tasks', err: { message: 'store down' } }])
   await app.mcp.listChanged('tools') // not asked for: the stream stays quiet
@@ -201,7 +201,7 @@ t.test('a client that disconnects mid-stream aborts ctx.signal, and nothing more
     req.end(body)
   })
   await aborted.promise
-  await sleep(20)
+  await until(() => after !== undefined, { what: 'the handler to write after the disconnect' })
   t.equal(after, true, 'progress and log calls after the disconnect wrote nothing')
 })
 

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../../lib/index.js'
 import { MemorySessionStore } from '../../../lib/state/memory-session-store.js'
-import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
+import { build, deferred, listen, until } from '../../helpers/app.js'
 import { getStream, legacyPost, sessionOn } from '../../helpers/network.js'
 import { captureLog } from '../../helpers/logs.js'
 
@@ -31,7 +31,7 @@ t.test('a bus and an event store passed in are used and never closed by us', asy
   await get.next()
   t.equal(bus.size, plugin + 1, 'the GET stream subscribed to our bus')
   get.close()
-  await sleep(20)
+  await until(() => bus.size === plugin, { what: 'the closed GET stream to unsubscribe' })
   await app.close()
   t.equal(bus.size, 0, 'every subscription ended with the server')
   t.equal(closedBus, false)
@@ -69,7 +69,7 @@ t.test('a session store failing while a resource update is delivered is logged, 
   fail = true
   await app.mcp.resourceUpdated('test://x')
   const failed = (): boolean => log.errors().some((line) => line.msg === 'fastify-sake: the session store failed while delivering a resource update')
-  await until(failed, { step: 5, tries: 4 })
+  await until(failed, { what: 'the session store failure to be logged' })
   t.ok(failed())
   fail = false
   get.close()

@@ -1,8 +1,8 @@
 // 2025 sessions over a real port: logging/setLevel, resources/subscribe, the GET stream (409, list
 // changes, subscribed updates), and 2025-11-25 resumability (priming, ids, closeStream, Last-Event-ID).
 import t, { type Test } from 'tap'
-import { Type } from '../../../lib/index.js'
-import { build, deferred, listen, sleep } from '../../helpers/app.js'
+import { MemoryBus, MemoryEventStore, Type } from '../../../lib/index.js'
+import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
 import { openSession, sessionPost, rpc } from '../../helpers/requests.js'
 import { getStream, legacyPost, open, sessionOn } from '../../helpers/network.js'
 
@@ -123,7 +123,7 @@ t.test('ctx.closeStream: retry, connection closed, the rest (and the result) on 
   t.notOk(before.some((e) => e.data?.includes('"result"')))
   const lastId = before[1].id!
   const replaced = await getStream(url, sid, lastId)
-  await sleep(20)
+  await sleep(20) // lets the first resumption attach: nothing outside the server shows that
   const resumed = await getStream(url, sid, lastId)
   t.equal(resumed.status, 200)
   t.same(await replaced.rest(), [], 'a second resumption of the same stream replaces the first')
@@ -140,19 +140,23 @@ t.test('ctx.closeStream: retry, connection closed, the rest (and the result) on 
 })
 
 t.test('a resumed stream replays what was stored while nobody listened, then goes live', async (t) => {
-  const { url, gate } = await server(t)
+  const store = new MemoryEventStore({ maxPerStream: 100, maxEvents: 1000, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  const { url, gate } = await server(t, { events: { store } })
   const sid = await sessionOn(url)
   const post = await legacyPost(url, sid, '2025-11-25', call(8, { close: true }))
   const before = await post.rest()
   gate.resolve()
-  await sleep(20) // the call finishes while disconnected: everything is in the store
+  // the call finishes while disconnected: everything is in the store
+  await until(() => store.replay(before[0].id!)?.events.some((e) => e.message.includes('"result"')), { what: 'the call\'s result in the event store' })
   const resumed = await getStream(url, sid, before[0].id)
   const after = await resumed.rest()
   t.same(after.map((e) => JSON.parse(e.data!).method ?? 'result'), ['notifications/progress', 'notifications/progress', 'result'])
 })
 
 t.test('the GET stream: one per session (409), list changes, and only subscribed resource updates', async (t) => {
-  const { app, url } = await server(t)
+  const bus = new MemoryBus()
+  const { app, url } = await server(t, { bus })
   const sid = await sessionOn(url)
   const other = await sessionOn(url)
   await (await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'test://watched' } })).json()
@@ -180,8 +184,9 @@ t.test('the GET stream: one per session (409), list changes, and only subscribed
   t.same(JSON.parse((await elsewhere.next())!.data!), { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' }, 'the other session gets only the list change')
 
   // resume the GET stream: what was missed is replayed, and it is the session's stream again
+  const streams = bus.size
   stream.close()
-  await sleep(20)
+  await until(() => bus.size === streams - 1, { what: 'the server to end the closed GET stream' })
   const resumed = await getStream(url, sid, priming!.id)
   const replay = [await resumed.next(), await resumed.next()]
   t.same(replay.map((e) => JSON.parse(e!.data!).method), ['notifications/resources/updated', 'notifications/prompts/list_changed'])
@@ -195,7 +200,8 @@ t.test('the GET stream: one per session (409), list changes, and only subscribed
 })
 
 t.test('Last-Event-ID of another session, or unknown, opens a plain GET stream', async (t) => {
-  const { url } = await server(t)
+  const bus = new MemoryBus()
+  const { url } = await server(t, { bus })
   const mine = await sessionOn(url)
   const theirs = await sessionOn(url)
   const post = await legacyPost(url, theirs, '2025-11-25', call(1))
@@ -204,19 +210,22 @@ t.test('Last-Event-ID of another session, or unknown, opens a plain GET stream',
   const first = await stolen.next()
   t.equal(first!.data, '', 'a fresh stream: its own priming event, nothing of the other session')
   t.ok(first!.id!.startsWith(`${mine}/get:`))
+  const streams = bus.size
   stolen.close()
-  await sleep(20)
+  await until(() => bus.size === streams - 1, { what: 'the server to end the closed GET stream' })
   const unknown = await getStream(url, mine, 'nope')
   t.ok((await unknown.next())!.id!.startsWith(`${mine}/get:`))
   unknown.close()
 })
 
 t.test('older sessions: GET streams carry no ids and no priming; Last-Event-ID is ignored', async (t) => {
-  const { app, url } = await server(t)
+  const bus = new MemoryBus()
+  const { app, url } = await server(t, { bus })
   const sid = await sessionOn(url, { protocolVersion: '2025-06-18' })
+  const streams = bus.size
   const stream = await getStream(url, sid, 'whatever', '2025-06-18')
   t.equal(stream.status, 200)
-  await sleep(20)
+  await until(() => bus.size === streams + 1, { what: 'the GET stream to subscribe to the bus' })
   await app.mcp.listChanged('tools')
   t.same(await stream.next(), { data: '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}' })
   const post = await legacyPost(url, sid, '2025-06-18', call(1))

@@ -423,7 +423,7 @@ t.test('a question started and never awaited does not crash the process', async 
   })
   const answer = await call(app, { name: 'two_at_a_time' })
   t.same(Object.keys(answer.body.result.inputRequests), ['first', 'second', 'third', 'fourth'])
-  await sleep(20)
+  await sleep(20) // the point: no unhandled rejection surfaces meanwhile
   t.equal(unhandled, 0)
   await app.close()
 })
@@ -471,7 +471,7 @@ t.test('a question chained with .then and never awaited ends nothing but the rou
   })
   const answer = await call(app, { name: 'chained' })
   t.same(Object.keys(answer.body.result.inputRequests), ['b', 'c', 'd', 'a'])
-  await sleep(30)
+  await sleep(30) // the point: no unhandled rejection surfaces meanwhile
   t.equal(unhandled, 0, 'no unhandled rejection: the process would have ended')
   t.equal(finals, 1, 'a finally on an unanswered question runs once the round ends it')
   await app.close()

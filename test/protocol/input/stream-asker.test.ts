@@ -117,7 +117,7 @@ t.test('the client goes away: the question is cancelled', async (t) => {
   const request = await stream.message()
   t.same(request.params, { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, _meta: { [KEY]: 'who' } }, '2025-06-18 has no mode')
   stream.close()
-  await until(() => seen.length > 0, { step: 25, tries: 40 })
+  await until(() => seen.length > 0, { what: 'the question to be cancelled' })
   t.match(seen[0], { name: 'ClientInputError', reason: 'cancelled', message: /the call ended before the client answered/ })
 })
 
@@ -155,7 +155,7 @@ t.test('a question asked after the call ended, or once the client is gone, is ca
   const gone = await callTool(url, sid, 'gone', '2025-06-18')
   await gone.message()
   gone.close()
-  await until(() => seen.length >= 3, { step: 25, tries: 40 })
+  await until(() => seen.length >= 3, { what: 'the questions of the call whose client went away to be cancelled' })
   t.match(seen[1], { reason: 'cancelled', message: /the call ended before the client answered roots\/list \('first'\)/ })
   t.match(seen[2], { reason: 'cancelled', message: /the call ended before the client answered sampling\/createMessage \('late'\)/ }, 'asked once the client was gone')
 })
@@ -346,7 +346,7 @@ t.test('a streamed 2025-11-25 call asks on its resumable stream; a client that r
   // the connection drops after the progress event: the call goes on (2025-11-25), and the
   // question is replayed on the GET that resumes the stream
   stream.close()
-  await sleep(50)
+  await sleep(50) // for the server to see the connection drop: nothing outside it shows that
   const resumed = await getStream(url, sid, progress!.id!)
   const replayed = await resumed.next()
   t.equal(replayed!.id, asked!.id, 'the question, with its event id')
@@ -415,7 +415,7 @@ t.test('questions left open are cancelled when the call answers, and when the se
   const sampling = one.method === 'roots/list' ? two : one
   await answer(url, sid, roots.id, { result: { roots: [] } })
   t.same((await stream.message()).result.content, [{ type: 'text', text: 'accept' }])
-  await until(() => seen.length > 0, { step: 10, tries: 20 })
+  await until(() => seen.length > 0, { what: 'the unanswered sampling question to be cancelled' })
   t.match(seen[0], { reason: 'cancelled', message: /the call answered before the client answered sampling\/createMessage \('b'\)/ })
   t.equal(await answer(url, sid, sampling.id, { result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }), 202, 'a late answer is dropped')
 

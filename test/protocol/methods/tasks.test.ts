@@ -4,7 +4,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, toolError, withMeta, InsufficientScopeError, StoreUnavailableError } from '../../../lib/index.js'
-import { build, sleep } from '../../helpers/app.js'
+import { build, until } from '../../helpers/app.js'
 import { captureLog } from '../../helpers/logs.js'
 import { openSession, sessionPost, send, modernCall, modernRequest } from '../../helpers/requests.js'
 import { authApp, bearer, startIssuer } from '../../helpers/tokens.js'
@@ -92,7 +92,7 @@ t.test('2025-11-25: capability, taskSupport, and the whole lifecycle of a task',
   // tasks/result blocks until the task is terminal
   let settled = false
   const pending = send(server, sessionPost(session, V, req(5, 'tasks/result', { taskId: task.taskId }))).then((answer) => { settled = true; return answer })
-  await new Promise((resolve) => setTimeout(resolve, 30))
+  await new Promise((resolve) => setTimeout(resolve, 30)) // the point: no answer within 30 ms
   t.equal(settled, false, 'still blocked while the task works')
   slow.open()
   const result = await pending
@@ -217,7 +217,7 @@ t.test('tasks/cancel: cancelled before the answer, the handler is told, terminal
   t.match(result.body.error.message, /was cancelled/)
   t.same(result.body.error.data._meta[RELATED], { taskId: id })
   slow.open()
-  await new Promise((resolve) => setTimeout(resolve, 10))
+  await new Promise((resolve) => setTimeout(resolve, 10)) // lets the handler finish and try to complete the task: nothing outside shows it tried
   const after = await send(server, sessionPost(session, V, req(4, 'tasks/get', { taskId: id })))
   t.equal(after.body.result.status, 'cancelled', 'finishing anyway does not change a cancelled task')
   const twice = await send(server, sessionPost(session, V, req(5, 'tasks/cancel', { taskId: id })))
@@ -267,7 +267,7 @@ t.test('server close cancels running tasks and answers their waiters', async (t)
   const session = await openSession(server, V)
   const id = (await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task.taskId
   const waiting = send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: id })))
-  await new Promise((resolve) => setTimeout(resolve, 10))
+  await new Promise((resolve) => setTimeout(resolve, 10)) // lets tasks/result reach its wait: nothing outside the server shows that
   await server.close()
   const answer = await waiting
   t.equal(answer.body.error.code, -32603)
@@ -293,7 +293,7 @@ t.test('2026-07-28: an expired task is failed with its JSON-RPC error, as a Fail
   const alive = setInterval(() => {}, 1000)
   t.teardown(async () => { clearInterval(alive); await server.close() })
   const { taskId } = (await send(server, modern('tools/call', { name: 'hangs', arguments: {} }))).body.result
-  const failed = await until(server, taskId, (status) => status === 'failed')
+  const failed = await statusUntil(server, taskId, (status) => status === 'failed')
   t.same(failed.error, { code: -32603, message: 'Internal error: the task expired (its ttl is over)' })
   t.equal(failed.statusMessage, 'the task expired (its ttl is over)')
 })
@@ -335,8 +335,9 @@ t.test('the task store failing: creating is -32603 (logged), settling is logged,
   store.create = (record) => create(record)
   failTransition = true
   const { taskId } = (await send(server, modern('tools/call', { name: 'plain_task', arguments: {} }))).body.result
-  await sleep(30)
-  t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the task store failed while storing how a task ended'), 'logged, not an unhandled rejection')
+  const logged = (): boolean => log.errors().some((line) => line.msg === 'fastify-sake: the task store failed while storing how a task ended')
+  await until(logged, { what: 'the failed transition to be logged' })
+  t.ok(logged(), 'logged, not an unhandled rejection')
   failTransition = false
   t.equal(store.get(taskId)!.status, 'working', 'the record could not be settled (it is failed at its ttl, or as an orphan)')
 })
@@ -360,7 +361,7 @@ t.test('a task deleted while tasks/result waits: the unknown-task error', async 
   const session = await openSession(server, V)
   const id = (await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task.taskId
   const waiting = send(server, sessionPost(session, V, req(2, 'tasks/result', { taskId: id })))
-  await new Promise((resolve) => setTimeout(resolve, 10))
+  await new Promise((resolve) => setTimeout(resolve, 10)) // lets tasks/result reach its wait: nothing outside the server shows that
   store.delete(id)
   bus.publish({ type: 'taskStatus', taskId: id })
   const answer = await waiting
@@ -387,12 +388,12 @@ function modern (method: string, params: Record<string, unknown>, withExtension 
   return modernRequest(method, withExtension ? { ...params, _meta: EXT } : params, headers)
 }
 
-async function until (server: FastifyInstance, taskId: string, done: (status: string) => boolean): Promise<any> {
-  for (;;) {
+/** Polls tasks/get until `done` holds for the task's status; its Task then. */
+async function statusUntil (server: FastifyInstance, taskId: string, done: (status: string) => boolean): Promise<any> {
+  return await until(async () => {
     const got = await send(server, modern('tasks/get', { taskId }))
-    if (done(got.body.result.status)) return got.body.result
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+    return done(got.body.result.status) ? got.body.result : undefined
+  }, { what: `task ${taskId} to get there (tasks/get)`, interval: 5 })
 }
 
 t.test('2026-07-28: discover advertises the extension; a declaring request gets a flat CreateTaskResult', async (t) => {
@@ -416,7 +417,7 @@ t.test('2026-07-28: discover advertises the extension; a declaring request gets 
   t.equal(working.body.result.status, 'working')
   t.notOk('result' in working.body.result)
   slow.open()
-  const done = await until(server, task.taskId, (status) => status === 'completed')
+  const done = await statusUntil(server, task.taskId, (status) => status === 'completed')
   t.same(done.result.structuredContent, { doubled: 8 })
   t.notOk(JSON.stringify(done.result).includes(RELATED), 'no related-task _meta inside the inlined result')
 
@@ -435,16 +436,16 @@ t.test('2026-07-28: a tool error is completed with isError; a crash is failed wi
   const server = await app()
   t.teardown(() => server.close())
   const failing = (await send(server, modern('tools/call', { name: 'fails', arguments: {} }))).body.result.taskId
-  const completed = await until(server, failing, (status) => status !== 'working')
+  const completed = await statusUntil(server, failing, (status) => status !== 'working')
   t.equal(completed.status, 'completed')
   t.equal(completed.result.isError, true)
   const crashing = (await send(server, modern('tools/call', { name: 'throws', arguments: {} }))).body.result.taskId
-  const failed = await until(server, crashing, (status) => status !== 'working')
+  const failed = await statusUntil(server, crashing, (status) => status !== 'working')
   t.equal(failed.status, 'failed')
   t.same(failed.error, { code: -32603, message: "Tool 'throws' failed with an internal error" })
   t.notOk('result' in failed)
   const unsendable = (await send(server, modern('tools/call', { name: 'bigint', arguments: {} }))).body.result.taskId
-  t.equal((await until(server, unsendable, (status) => status !== 'working')).status, 'failed')
+  t.equal((await statusUntil(server, unsendable, (status) => status !== 'working')).status, 'failed')
 })
 
 t.test('2026-07-28: tasks/cancel and tasks/update are empty acks; errors by the extension', async (t) => {

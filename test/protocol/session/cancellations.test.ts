@@ -1,6 +1,6 @@
 // notifications/cancelled in 2025 sessions: the client stops a request it sent earlier.
 import t from 'tap'
-import { build, listen, sleep } from '../../helpers/app.js'
+import { build, listen, until } from '../../helpers/app.js'
 import { openSession, sessionPost } from '../../helpers/requests.js'
 import { legacyClient } from '../../helpers/clients.js'
 import { Cancellations } from '../../../lib/protocol/session/cancellations.js'
@@ -78,10 +78,12 @@ t.test('the registry forgets finished calls', async (t) => {
 t.test('a resumable (2025-11-25) streamed call outlives its socket but not a cancel', async (t) => {
   const app = await build()
   const seen: string[] = []
+  let running = false
   app.registerTool({
     name: 'stream_wait',
     stream: true,
     async execute (args, ctx) {
+      running = true
       seen.push(await waitForAbort(ctx.signal))
       return 'stopped'
     }
@@ -91,7 +93,7 @@ t.test('a resumable (2025-11-25) streamed call outlives its socket but not a can
   t.teardown(() => app.close())
   const session = await openSession(app)
   const call = app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'stream_wait', arguments: {} } }))
-  await sleep(20)
+  await until(() => running, { what: 'the call to run' })
   await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } }))
   const res = await call
   t.match(res.body, /"text":"stopped"/)

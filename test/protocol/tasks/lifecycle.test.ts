@@ -7,6 +7,7 @@ import type { BusEvent } from '../../../lib/state/bus.js'
 import { MemoryTaskStore } from '../../../lib/state/memory-task-store.js'
 import { MemoryBus } from '../../../lib/state/memory-bus.js'
 import type { Call } from '../../../lib/protocol/call.js'
+import { until } from '../../helpers/until.js'
 
 const call = { protocolVersion: '2025-11-25', sessionId: 's1' } as unknown as Call
 
@@ -17,6 +18,9 @@ function tasks (options: { closeTimeout?: number, store?: MemoryTaskStore, bus?:
 }
 
 const never = async (): Promise<Outcome> => await new Promise(() => {})
+
+/** A few milliseconds: for a waiter to reach its wait, which nothing outside the lifecycle shows. */
+const tick = async (): Promise<void> => await new Promise((resolve) => setTimeout(resolve, 5))
 
 t.test('legal transitions: terminal statuses have none', async (t) => {
   t.ok(legal('working', 'input_required'))
@@ -76,14 +80,14 @@ t.test('wait: an abort stops it, a vanished record ends it, another instance\'s 
   t.equal(await lifecycle.wait(record.taskId, AbortSignal.abort()), undefined, 'already aborted: nothing either')
 
   const vanished = lifecycle.wait(record.taskId, new AbortController().signal)
-  await new Promise((resolve) => setTimeout(resolve, 5))
+  await tick() // the waiter reads the record and parks: nothing to watch from outside
   store.delete(record.taskId)
   bus.publish({ type: 'taskStatus', taskId: record.taskId })
   t.equal(await vanished, undefined, 'deleted meanwhile')
 
   const other = (await lifecycle.start(call, 1000, never))!
   const waiting = lifecycle.wait(other.taskId, new AbortController().signal)
-  await new Promise((resolve) => setTimeout(resolve, 5))
+  await tick() // parked, as above
   // another instance completed it: only the store and the bus tell us
   store.transition(other.taskId, 0, { status: 'completed', result: {} })
   bus.publish({ type: 'listChanged', list: 'tools' })
@@ -109,7 +113,11 @@ t.test('close cancels, waits within its bound, and refuses new tasks', async (t)
 })
 
 const question = (n: number): { method: string, params: Record<string, unknown> } => ({ method: 'elicitation/create', params: { message: `question ${n}` } })
-const tick = async (): Promise<void> => await new Promise((resolve) => setTimeout(resolve, 5))
+
+/** Until the task's record holds `count` questions (asked: written into the record). */
+async function asked (lifecycle: Tasks, taskId: string, count = 1): Promise<void> {
+  await until(async () => Object.keys((await lifecycle.store.get(taskId))?.inputRequests ?? {}).length >= count, { what: `${count} question(s) in task ${taskId}` })
+}
 
 t.test('ask and answer: input_required while a question waits, partial answers, unknown keys ignored', async (t) => {
   const lifecycle = tasks()
@@ -118,7 +126,7 @@ t.test('ask and answer: input_required while a question waits, partial answers, 
   // two questions at once: both writers read version 1 or so; compare-and-set keeps both
   const first = lifecycle.ask(record.taskId, 'a', question(1), signal)
   const second = lifecycle.ask(record.taskId, 'b', question(2), signal)
-  await tick()
+  await asked(lifecycle, record.taskId, 2)
   let current = (await lifecycle.store.get(record.taskId))!
   t.equal(current.status, 'input_required')
   t.same(Object.keys(current.inputRequests!).sort(), ['a', 'b'], 'neither question lost')
@@ -146,7 +154,7 @@ t.test('ask: a task that ends (or aborts) first rejects with TaskEnded', async (
   const lifecycle = tasks()
   const record = (await lifecycle.start(call, 1000, never))!
   const waiting = lifecycle.ask(record.taskId, 'a', question(1), new AbortController().signal)
-  await tick()
+  await asked(lifecycle, record.taskId)
   await lifecycle.cancel(record.taskId)
   await t.rejects(waiting, TaskEnded)
   await t.rejects(lifecycle.ask(record.taskId, 'b', question(2), new AbortController().signal), /ended before the client answered/, 'a terminal task asks nothing')
@@ -155,7 +163,7 @@ t.test('ask: a task that ends (or aborts) first rejects with TaskEnded', async (
   const other = (await lifecycle.start(call, 1000, never))!
   const controller = new AbortController()
   const aborted = lifecycle.ask(other.taskId, 'a', question(1), controller.signal)
-  await tick()
+  await asked(lifecycle, other.taskId)
   controller.abort(new Error('stop'))
   await t.rejects(aborted, TaskEnded, 'an abort (cancel, expiry, close) ends the wait as the end of the task does')
   await lifecycle.close()
@@ -167,7 +175,7 @@ t.test('next resolves on any change; answer of a task with no questions does not
   await lifecycle.answer(record.taskId, { a: { result: {} } })
   t.equal((await lifecycle.store.get(record.taskId))!.version, 0)
   const changed = lifecycle.next(record.taskId, 0, new AbortController().signal)
-  await tick()
+  await tick() // the waiter reads version 0 and parks: nothing to watch from outside
   lifecycle.ask(record.taskId, 'a', question(1), new AbortController().signal).catch(() => {}) // rejected by close
   t.equal((await changed)!.version, 1)
   t.equal(await lifecycle.next(record.taskId, 1, AbortSignal.abort()), undefined, 'aborted')
@@ -218,9 +226,10 @@ t.test('a session-bound task\'s status changes reach its session as notification
   const record = (await lifecycle.start(legacy, 1000, never))!
   t.equal(record.sessionId, 's9')
   lifecycle.ask(record.taskId, 'a', question(1), new AbortController().signal).catch(() => {}) // rejected by close
-  await tick()
+  await until(() => events.some((e) => e.type === 'sessionNotification'), { what: 'the status change to reach the session' })
   lifecycle.ask(record.taskId, 'b', question(2), new AbortController().signal).catch(() => {}) // rejected by close
-  await tick()
+  // both changes published (a status notification would go out with the second, in the same tick)
+  await until(() => events.filter((e) => e.type === 'taskStatus').length === 2, { what: 'the second question\'s change on the bus' })
   const statuses = events.filter((e) => e.type === 'sessionNotification').map((e) => JSON.parse((e as { message: string }).message))
   t.equal(statuses.length, 1, 'a second question is no status change')
   t.equal(statuses[0].method, 'notifications/tasks/status')

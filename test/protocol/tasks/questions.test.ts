@@ -4,7 +4,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { MemoryTaskStore, Type, toolError } from '../../../lib/index.js'
-import { build, listen, sleep } from '../../helpers/app.js'
+import { build, listen, sleep, until } from '../../helpers/app.js'
 import { modernRequest, send } from '../../helpers/requests.js'
 import { getStream, legacyPost, sessionOn } from '../../helpers/network.js'
 
@@ -68,12 +68,10 @@ function modern (method: string, params: Record<string, unknown>, capabilities: 
 }
 
 async function poll (server: FastifyInstance, taskId: string, done: (task: any) => boolean): Promise<any> {
-  for (let i = 0; i < 200; i++) {
+  return await until(async () => {
     const got = (await send(server, modern('tasks/get', { taskId }))).body.result
-    if (done(got)) return got
-    await sleep(5)
-  }
-  throw new Error(`task ${taskId} never got there`)
+    return done(got) ? got : undefined
+  }, { what: `task ${taskId} to get there (tasks/get)`, interval: 5 })
 }
 
 t.test('2026-07-28: a task asks, tasks/get shows inputRequests, tasks/update answers, the task completes', async (t) => {
@@ -138,7 +136,7 @@ t.test('2026-07-28: a task cancelled while it waits stays cancelled; its questio
   const { taskId } = (await send(server, modern('tools/call', { name: 'confirm', arguments: { file: 'd' } }))).body.result
   await poll(server, taskId, (task) => task.status === 'input_required')
   await send(server, modern('tasks/cancel', { taskId }))
-  await sleep(20)
+  await until(() => cancelledQuestion, { what: 'the handler\'s question to reject' })
   t.match(String(cancelledQuestion), /ClientInputError: elicitation\/create \('sure'\) got no answer: the task ended first/)
   const after = (await send(server, modern('tasks/get', { taskId }))).body.result
   t.equal(after.status, 'cancelled')
@@ -176,12 +174,11 @@ const ASK = { elicitation: {} }
 const rpc = (id: number, method: string, params: Record<string, unknown>): Record<string, unknown> => ({ jsonrpc: '2.0', id, method, params })
 
 async function until25 (url: string, session: string, taskId: string, status: string): Promise<any> {
-  for (let i = 0; i < 200; i++) {
-    const task = (await (await legacyPost(url, session, V, rpc(90 + i, 'tasks/get', { taskId }))).json()).result
-    if (task.status === status) return task
-    await sleep(5)
-  }
-  throw new Error(`task ${taskId} never got to ${status}`)
+  let id = 90
+  return await until(async () => {
+    const task = (await (await legacyPost(url, session, V, rpc(id++, 'tasks/get', { taskId }))).json()).result
+    return task.status === status ? task : undefined
+  }, { what: `task ${taskId} to be ${status} (tasks/get)`, interval: 5 })
 }
 
 t.test('2025-11-25: tasks/result carries the question; a JSON-RPC error answer fails the task with that error', async (t) => {
@@ -226,7 +223,7 @@ t.test('2025-11-25: without a tasks/result stream, progress, log messages and st
   const question = await one.message()
   // the second carries no question, so it stays a JSON answer (its headers come with it)
   const two = legacyPost(url, session, V, rpc(4, 'tasks/result', { taskId: created.taskId }))
-  await sleep(20)
+  await sleep(20) // lets it reach its wait on the task before the answer: nothing outside the server shows that
   await (await legacyPost(url, session, V, { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { ok: false } } })).rest()
   const a = await one.message()
   const second = await two
@@ -248,7 +245,7 @@ t.test('2025-11-25: a question nobody carries waits; the next tasks/result asks 
   // a client that takes JSON only cannot be asked on its tasks/result: it waits, the task too
   // (its headers come with its answer: not awaited here)
   const plain = legacyPost(url, session, V, rpc(2, 'tasks/result', { taskId: created.taskId }), { accept: 'application/json' })
-  await sleep(20)
+  await sleep(20) // lets it reach its wait first: nothing outside the server shows that
   const streamed = await legacyPost(url, session, V, rpc(3, 'tasks/result', { taskId: created.taskId }))
   const question = await streamed.message()
   t.equal(question.params._meta[KEY], 'sure')
@@ -289,7 +286,7 @@ t.test('2025-11-25: a question carried on a stream that closes is asked again on
   const first = await legacyPost(url, session, V, rpc(2, 'tasks/result', { taskId: created.taskId }))
   const asked = await first.message()
   first.close()
-  await sleep(30)
+  await sleep(30) // for the server to see the stream close and release the question: nothing outside it shows that
   t.equal((await until25(url, session, created.taskId, 'input_required')).status, 'input_required', 'still waiting')
   const second = await legacyPost(url, session, V, rpc(3, 'tasks/result', { taskId: created.taskId }))
   const again = await second.message()
@@ -300,22 +297,20 @@ t.test('2025-11-25: a question carried on a stream that closes is asked again on
 })
 
 t.test('2025-11-25: two questions at once go out on one tasks/result stream, each once', async (t) => {
-  const server = await app()
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const server = await build({ keepAlive: 0, tasks: { store, pollInterval: 10 }, tools })
+  t.teardown(() => store.close())
   const url = await listen(t, server)
   const session = await sessionOn(url, { capabilities: ASK })
   const created = (await (await legacyPost(url, session, V, rpc(1, 'tools/call', { name: 'two', arguments: {}, task: {} }))).json()).result.task
-  for (let i = 0; i < 100; i++) {
-    const task = (await (await legacyPost(url, session, V, rpc(10 + i, 'tasks/get', { taskId: created.taskId }))).json()).result
-    if (task.status === 'input_required') break
-    await sleep(5)
-  }
-  await sleep(20) // both questions asked
+  const pending = (): string[] => Object.keys(store.get(created.taskId)?.inputRequests ?? {}).sort()
+  await until(() => pending().length === 2, { what: 'both questions asked' })
   const result = await legacyPost(url, session, V, rpc(2, 'tasks/result', { taskId: created.taskId }))
   const first = await result.message()
   const second = await result.message()
   t.same([first.params._meta[KEY], second.params._meta[KEY]].sort(), ['a', 'b'])
   await (await legacyPost(url, session, V, { jsonrpc: '2.0', id: first.id, result: { action: 'accept', content: { ok: true } } })).rest()
-  await sleep(20) // the task changed; the pending question is not asked again on this stream
+  await until(() => pending().join() === 'b', { what: 'the task to take the first answer' }) // the pending question is not asked again on this stream
   await (await legacyPost(url, session, V, { jsonrpc: '2.0', id: second.id, result: { action: 'accept', content: { ok: true } } })).rest()
   const final = await result.message()
   t.equal(final.id, 2, 'the answer, with no third request before it')
@@ -346,7 +341,7 @@ t.test('2025-11-25 with auth off: deleting the session cancels the tasks it crea
   cancelledQuestion = undefined
   const deleted = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': V } })
   t.equal(deleted.status, 204)
-  await sleep(30)
+  await until(() => cancelledQuestion !== undefined && store.get(created.taskId)?.status === 'cancelled', { what: 'the task cancelled and its handler told' })
   t.match(String(cancelledQuestion), /got no answer/, 'the handler was told')
   t.equal(store.get(created.taskId)!.status, 'cancelled')
   t.equal(store.get(created.taskId)!.statusMessage, 'the session ended')

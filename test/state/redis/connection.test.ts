@@ -5,7 +5,7 @@ import { Redis } from 'ioredis'
 import { StoreUnavailableError } from '../../../lib/errors.js'
 import { RedisConnection, connect, watch } from '../../../lib/state/redis/connection.js'
 import { startRedis } from '../../helpers/redis.js'
-import { sleep } from '../../helpers/app.js'
+import { sleep, until } from '../../helpers/until.js'
 
 function logger (): { log: any, lines: Array<[string, string]> } {
   const lines: Array<[string, string]> = []
@@ -69,17 +69,13 @@ t.test('Redis killed: commands fail at once; it comes back: commands work again,
   t.teardown(() => conn.close())
   await conn.command('task', 'SET', 'k', 'v')
   await redis.kill()
-  await sleep(100)
+  await until(() => (conn.client as any).status !== 'ready', { what: 'the client to see the connection lost' })
   const started = Date.now()
   await t.rejects(conn.command('task', 'GET', 'k'), StoreUnavailableError)
   t.ok(Date.now() - started < 500, 'no offline queue: it fails now, not at the timeout')
-  await sleep(300)
+  await sleep(300) // the point: ioredis fails to reconnect several times meanwhile (logged once)
   await redis.restart()
-  let back = false
-  for (let i = 0; i < 100 && !back; i++) {
-    back = await conn.command('task', 'PING').then(() => true, () => false)
-    if (!back) await sleep(50)
-  }
+  const back = await until(async () => await conn.command('task', 'PING').then(() => true, () => false), { what: 'the connection to come back', interval: 50 })
   t.ok(back, 'reconnected by itself')
   t.same(lines.filter(([level]) => level === 'warn').length, 1, 'the loss logged once, not at every retry')
   t.match(lines.find(([level]) => level === 'warn')![1], /the Redis connection failed; requests that need shared state get 503/)
