@@ -34,6 +34,9 @@ interface Stream {
  * append, and finding the oldest by iterating a Map that keeps losing its first entries gets
  * slower as the deleted entries pile up (bench/RESULTS.md).
  */
+/** An event number as `append` writes it. */
+const DECIMAL = /^(?:0|[1-9][0-9]*)$/
+
 export class MemoryEventStore implements EventStore {
   private readonly streams = new Map<string, Stream>()
   private readonly options: MemoryEventStoreOptions
@@ -111,7 +114,10 @@ export class MemoryEventStore implements EventStore {
     const colon = eventId.lastIndexOf(':')
     if (colon < 0) return undefined
     const streamId = eventId.slice(0, colon)
-    const seq = Number(eventId.slice(colon + 1))
+    const digits = eventId.slice(colon + 1)
+    // the number exactly as `append` wrote it (decimal, no sign, no padding): '', ' 0', '+0' or
+    // '0x0' would all be 0 to Number(), aliases of an issued id
+    const seq = DECIMAL.test(digits) ? Number(digits) : -1
     const stream = this.streams.get(streamId)
     if (stream === undefined || !Number.isInteger(seq) || seq < 0 || seq >= stream.next) return undefined
     if (this.now() - stream.lastSeen > this.options.idleTimeout) {

@@ -55,7 +55,9 @@ export class MemoryTaskStore implements TaskStore {
 
   list (owner: string, cursor: string | undefined, limit: number): TaskPage | undefined {
     let started = cursor === undefined
-    if (!started && !this.records.has(cursor!)) return undefined
+    // a cursor is one of the owner's own task ids: another owner's is as unknown as a made-up one,
+    // so a page never tells a caller that someone else's task exists
+    if (!started && this.records.get(cursor!)?.owner !== owner) return undefined
     const tasks: TaskRecord[] = []
     for (const record of this.records.values()) {
       if (!started) {

@@ -4,8 +4,8 @@
 // maker that builds a fresh, empty store for one subtest (and closes what it opened, with
 // t.teardown). Where implementations differ on purpose, the maker says so with a capability
 // (`deletes`, `expiry`, `capacity`, `peer`): the contract checks the capability is there exactly
-// when said, and then what it promises. A case an implementation is known to fail still runs, its
-// assertions marked `todo` with the reason (`knownBugs`): reported, not hidden by a weaker assertion.
+// when said, and then what it promises. Never a weaker assertion for one implementation: the three
+// disagreements these contracts found at first were mended in lib/state/ (issue 27).
 import type { Test } from 'tap'
 import { BUS_METHODS, LIST_NAMES, type Bus, type BusEvent } from '../../lib/state/bus.js'
 import { EVENT_STORE_METHODS, type EventStore } from '../../lib/state/event-store.js'
@@ -18,9 +18,6 @@ export type Maker<S> = (t: Test) => S | Promise<S>
 
 /** Lets time pass for a store: a clock moved by hand, or real time (a store whose clock is Redis's). */
 export type Pass = (ms: number) => void | Promise<void>
-
-/** Cases an implementation is known to fail, by case name, with the reason (they run as `todo`). */
-export type KnownBugs = Readonly<Record<string, string>>
 
 function methods (t: Test, store: object, names: readonly string[]): void {
   for (const name of names) t.type((store as Record<string, unknown>)[name], 'function', name)
@@ -124,19 +121,15 @@ export interface EventStoreSubject {
   readonly deletes: boolean
   /** Idle expiry, when the store has it: a stream not appended to for `idleTimeout` ms is gone. */
   readonly expiry?: { readonly idleTimeout: number, readonly pass: Pass }
-  readonly knownBugs?: KnownBugs
 }
 
 /** Stream ids as the server makes them: `<sessionId>/<prefix><n>`, `<sessionId>/get`. */
 const SID = '5a0c7d52-8a8e-4a43-9b5b-1f2b3c4d5e6f'
 
 export function eventStoreContract (t: Test, name: string, make: Maker<EventStoreSubject>): void {
-  // `known`: the assertion options of a case the implementation is known to fail ({ todo: reason })
-  const test = (title: string, fn: (t: Test, subject: EventStoreSubject, known: { todo?: string }) => Promise<unknown>): void => {
+  const test = (title: string, fn: (t: Test, subject: EventStoreSubject) => Promise<unknown>): void => {
     t.test(`${name} (EventStore): ${title}`, async (t) => {
-      const subject = await make(t)
-      const bug = subject.knownBugs?.[title]
-      await fn(t, subject, bug === undefined ? {} : { todo: bug })
+      await fn(t, await make(t))
     })
   }
 
@@ -197,23 +190,23 @@ export function eventStoreContract (t: Test, name: string, make: Maker<EventStor
     }
   })
 
-  test('an id past the end of its stream is unknown: replay is undefined', async (t, { store }, known) => {
+  test('an id past the end of its stream is unknown: replay is undefined', async (t, { store }) => {
     // the id a store would issue next, or one far ahead of it, was never issued: a Last-Event-ID
     // made up by the client, which must open the stream as if it were absent (docs/architecture.md, Streams)
     const stream = `${SID}/f1`
     const id = await store.append(stream, '{}')
     const suffix = id.slice(id.lastIndexOf(':') + 1)
     const ahead = /^\d+$/.test(suffix) ? String(Number(suffix) + 1000) : suffix.replace(/^\d+/, (ms) => String(Number(ms) + 3_600_000))
-    t.equal(await store.replay(`${stream}:${ahead}`), undefined, `${stream}:${ahead}`, known)
+    t.equal(await store.replay(`${stream}:${ahead}`), undefined, `${stream}:${ahead}`)
   })
 
-  test('an issued id with its number missing or respelled is unknown: replay is undefined', async (t, { store }, known) => {
+  test('an issued id with its number missing or respelled is unknown: replay is undefined', async (t, { store }) => {
     const stream = `${SID}/m1`
     const id = await store.append(stream, '')
     await store.append(stream, '{}')
     const suffix = id.slice(id.lastIndexOf(':') + 1)
     for (const bad of [`${stream}:`, `${stream}: ${suffix}`, `${stream}:+${suffix}`, `${stream}:0x${suffix}`]) {
-      t.equal(await store.replay(bad), undefined, JSON.stringify(bad), known)
+      t.equal(await store.replay(bad), undefined, JSON.stringify(bad))
     }
   })
 
@@ -253,7 +246,6 @@ export interface TaskStoreSubject {
   readonly store: TaskStore
   /** A bounded store: at most this many records (live tasks fill it, and `create` then refuses). */
   readonly capacity?: number
-  readonly knownBugs?: KnownBugs
 }
 
 /** A live record created now, kept a minute; the store's clock is the real one. */
@@ -263,12 +255,9 @@ function task (taskId: string, options: { owner?: string, status?: TaskStatus, c
 }
 
 export function taskStoreContract (t: Test, name: string, make: Maker<TaskStoreSubject>): void {
-  // `known`: the assertion options of a case the implementation is known to fail ({ todo: reason })
-  const test = (title: string, fn: (t: Test, subject: TaskStoreSubject, known: { todo?: string }) => Promise<unknown>): void => {
+  const test = (title: string, fn: (t: Test, subject: TaskStoreSubject) => Promise<unknown>): void => {
     t.test(`${name} (TaskStore): ${title}`, async (t) => {
-      const subject = await make(t)
-      const bug = subject.knownBugs?.[title]
-      await fn(t, subject, bug === undefined ? {} : { todo: bug })
+      await fn(t, await make(t))
     })
   }
 
@@ -410,12 +399,12 @@ export function taskStoreContract (t: Test, name: string, make: Maker<TaskStoreS
     t.equal(await store.list('sub:alice', 'never-created', 10), undefined)
   })
 
-  test('list: another owner\'s task id is no cursor for this owner (undefined)', async (t, { store }, known) => {
+  test('list: another owner\'s task id is no cursor for this owner (undefined)', async (t, { store }) => {
     const now = Date.now()
     await store.create(task('a1', { createdAt: now }))
     await store.create(task('b1', { owner: 'sub:bob', createdAt: now + 1 }))
     await store.create(task('a2', { createdAt: now + 2 }))
-    t.equal(await store.list('sub:alice', 'b1', 10), undefined, 'refused', known)
+    t.equal(await store.list('sub:alice', 'b1', 10), undefined, 'refused')
   })
 
   test('delete forgets a record: gone from get and list; deleting an unknown id is harmless', async (t, { store }) => {

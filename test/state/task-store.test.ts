@@ -14,13 +14,7 @@ taskStoreContract(t, 'MemoryTaskStore', (t) => {
   t.teardown(() => store.close())
   return {
     store,
-    capacity: 20,
-    knownBugs: {
-      // list() looks the cursor up among every record, not the owner's: another owner's id starts
-      // the page after that record (in creation order) instead of being refused as Redis does; a
-      // probe can tell an existing task id (a page) from a made-up one (-32602 "unknown cursor")
-      'list: another owner\'s task id is no cursor for this owner (undefined)': 'MemoryTaskStore.list accepts another owner\'s task id as a cursor'
-    }
+    capacity: 20
   }
 })
 

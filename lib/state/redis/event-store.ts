@@ -13,9 +13,17 @@ local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[2]
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return id`
 
-// nothing for a stream that expired (or never was), else the entries after the id
+// nothing for a stream that expired (or never was), nor for an id past its newest entry (never
+// issued: a made-up Last-Event-ID must not attach to a live stream); else the entries after the id
 const REPLAY = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+if newest ~= nil then
+  local lms, lseq = string.match(newest[1], '^(%d+)-(%d+)$')
+  local ms, seq = string.match(ARGV[1], '^(%d+)-(%d+)$')
+  lms, lseq, ms, seq = tonumber(lms), tonumber(lseq), tonumber(ms), tonumber(seq)
+  if ms > lms or (ms == lms and seq > lseq) then return false end
+end
 return redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+')`
 
 /** A Redis stream entry id (`<ms>-<seq>`): anything else in an event id is not ours. */
