@@ -247,7 +247,7 @@ export class AuthorizationError extends ProtocolError {
   readonly challenge: string
 
   constructor (status: 401 | 403, message: string, challenge: string, data?: Record<string, unknown>) {
-    super(-32600, message, status, data) // INVALID_REQUEST: protocol/jsonrpc.ts imports this file
+    super(-32600, message, status, data) // INVALID_REQUEST: spec/jsonrpc.ts imports this file
     this.name = 'AuthorizationError'
     this.challenge = challenge
   }
