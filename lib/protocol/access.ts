@@ -33,6 +33,7 @@ export function refusalOf (target: Target | undefined, caller: AuthInfo, now = D
  * request that brought no token, never a decision (the body decides, once it is read).
  */
 export function scopesNamed (registry: Registry, method: string, name: string): readonly string[] | undefined {
-  const target = targetOf(registry, factsOf(method), { name, uri: name })
+  const kind = factsOf(method)?.target
+  const target = kind === undefined ? undefined : targetOf(registry, kind, { name, uri: name })
   return target === undefined ? undefined : accessOf(target)?.scopes
 }

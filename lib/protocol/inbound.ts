@@ -14,7 +14,7 @@ import { isLegacyVersion, isModernVersion, negotiate, type Era } from '../spec/e
 import { INVALID_PARAMS, idOf, messageKind, type MessageKind, type RequestId } from '../spec/jsonrpc.js'
 import { LOG_LEVELS } from '../spec/log-levels.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
-import { METHODS, type MethodFacts } from '../spec/methods.js'
+import { METHODS, type MethodFacts, type TargetKind } from '../spec/methods.js'
 import type { ClientInfo } from '../spec/types.js'
 import { isObject } from '../values.js'
 import type { Registry } from '../define/registry.js'
@@ -136,7 +136,7 @@ export function classify (registry: Registry, body: unknown, sessionId: string |
     id,
     sessionId,
     name: typeof named === 'string' ? named : undefined,
-    target: facts?.target === undefined ? undefined : targetOf(registry, facts, params),
+    target: facts?.target === undefined ? undefined : targetOf(registry, facts.target, params),
     refusal,
     items: kind === 'batch' ? body as unknown[] : undefined,
     result: kind === 'response' ? message!.result : undefined,
@@ -163,18 +163,18 @@ export function classifyHeaders (registry: Registry, versionHeader: string | und
     name,
     sessionId,
     // the header names the item by the field the body would: a name, or a URI
-    target: facts === undefined ? undefined : targetOf(registry, facts, { name, uri: name })
+    target: facts?.target === undefined ? undefined : targetOf(registry, facts.target, { name, uri: name })
   }
 }
 
 /**
- * The item `params` names for a method with those `facts` (`spec/methods.ts`); undefined when the
- * method names none, or names one that does not exist or not in the right shape (the method itself
- * then answers the precise -32602).
+ * The item `params` names, of the kind its method's row says (`spec/methods.ts`); undefined when
+ * it names one that does not exist or not in the right shape (the method itself then answers the
+ * precise -32602).
  */
-export function targetOf (registry: Registry, facts: MethodFacts | undefined, params: Record<string, unknown> | undefined): Target | undefined {
+export function targetOf (registry: Registry, kind: TargetKind, params: Record<string, unknown> | undefined): Target | undefined {
   if (params === undefined) return undefined
-  switch (facts?.target) {
+  switch (kind) {
     case 'tool':
       return typeof params.name === 'string' ? registry.tools.get(params.name) : undefined
     case 'prompt':
@@ -188,7 +188,6 @@ export function targetOf (registry: Registry, facts: MethodFacts | undefined, pa
       return ref.type === 'ref/resource' && typeof ref.uri === 'string' ? registry.templates.get(ref.uri) : undefined
     }
   }
-  return undefined
 }
 
 /** The `_meta` object of a message's params, if it has one. */
