@@ -98,7 +98,12 @@ export function errorBody (id: RequestId | null, error: ProtocolError): JsonRpcR
   return body
 }
 
-/** Serialises a notification (a server's message that expects no answer). */
+/**
+ * Serialises a notification (a server's message that expects no answer): the envelope as text
+ * around the params' JSON, the same bytes as stringifying `{ jsonrpc, method, params }` without
+ * building that object (a streamed call sends one per progress step: bench/RESULTS.md).
+ */
 export function notificationText (method: string, params?: Record<string, unknown>): string {
-  return JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params })
+  const head = '{"jsonrpc":"2.0","method":' + JSON.stringify(method)
+  return params === undefined ? head + '}' : head + ',"params":' + JSON.stringify(params) + '}'
 }

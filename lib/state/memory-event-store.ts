@@ -19,9 +19,13 @@ export interface MemoryEventStoreOptions {
 interface Stream {
   readonly id: string
   next: number
-  /** Sequence number of events[0]. */
+  /** Sequence number of messages[0]. */
   first: number
-  events: StoredEvent[]
+  /**
+   * The messages kept, oldest first; an event's id is its stream's and its number (`first` + its
+   * place), made again on replay: an event costs the store no object and keeps no id string alive.
+   */
+  messages: string[]
   lastSeen: number
   /** Neighbours in least-recently-used order: `older` towards the oldest, `newer` towards the newest. */
   older: Stream | undefined
@@ -62,7 +66,7 @@ export class MemoryEventStore implements EventStore {
   append (streamId: string, message: string): string {
     let stream = this.streams.get(streamId)
     if (stream === undefined) {
-      stream = { id: streamId, next: 0, first: 0, events: [], lastSeen: 0, older: undefined, newer: undefined }
+      stream = { id: streamId, next: 0, first: 0, messages: [], lastSeen: 0, older: undefined, newer: undefined }
       this.streams.set(streamId, stream)
       this.link(stream)
     } else {
@@ -70,13 +74,13 @@ export class MemoryEventStore implements EventStore {
     }
     stream.lastSeen = this.now()
     const id = `${streamId}:${stream.next++}`
-    stream.events.push({ id, message })
+    stream.messages.push(message)
     this.count++
-    if (stream.events.length > this.options.maxPerStream) this.drop(stream)
+    if (stream.messages.length > this.options.maxPerStream) this.drop(stream)
     while (this.count > this.options.maxEvents) {
       const oldest = this.oldest!
       this.drop(oldest)
-      if (oldest.events.length === 0) this.remove(oldest)
+      if (oldest.messages.length === 0) this.remove(oldest)
     }
     return id
   }
@@ -105,7 +109,7 @@ export class MemoryEventStore implements EventStore {
   }
 
   private drop (stream: Stream): void {
-    stream.events.shift()
+    stream.messages.shift()
     stream.first++
     this.count--
   }
@@ -126,13 +130,16 @@ export class MemoryEventStore implements EventStore {
     }
     stream.lastSeen = this.now()
     this.touch(stream)
-    return { streamId, events: stream.events.slice(Math.max(0, seq + 1 - stream.first)) }
+    const from = Math.max(0, seq + 1 - stream.first)
+    const events: StoredEvent[] = []
+    for (let i = from; i < stream.messages.length; i++) events.push({ id: `${streamId}:${stream.first + i}`, message: stream.messages[i]! })
+    return { streamId, events }
   }
 
   private remove (stream: Stream): void {
     this.streams.delete(stream.id)
     this.unlink(stream)
-    this.count -= stream.events.length
+    this.count -= stream.messages.length
   }
 
   /** Forgets a stream its client has read whole (see `EventStore.delete`). */

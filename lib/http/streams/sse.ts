@@ -1,7 +1,7 @@
 /**
  * Server-Sent Events on `reply.raw`: one HTTP connection of an event stream. Headers the host's
  * hooks already set on the reply (CORS, request ids) are kept; the event-stream headers are added
- * over them. What the events mean (a call's answer, a session's notifications, a subscription) is
+ * over them. What one turn of the event loop writes goes out as one chunk. What the events mean (a call's answer, a session's notifications, a subscription) is
  * `streams.ts`'s business; this file only writes.
  */
 import type { FastifyReply } from 'fastify'
@@ -17,9 +17,11 @@ export class SseConnection {
   private readonly reply: FastifyReply
   private timer: NodeJS.Timeout | undefined
   private ended = false
-  private wrote = false
-  /** True from the constructor's `cork()` until its one `uncork()` (on `setImmediate`, or in `end`). */
-  private corked = false
+  /**
+   * What this turn of the event loop wrote, held until its end (the `setImmediate`) or the stream's
+   * (`end`), then written as one chunk; undefined once the stream writes straight through.
+   */
+  private pending: string | undefined = ''
   /** That `setImmediate`, which also starts the keep-alives. */
   private flush: NodeJS.Immediate | undefined
   private readonly closeListeners: Array<() => void> = []
@@ -39,15 +41,17 @@ export class SseConnection {
     headers['x-accel-buffering'] = 'no'
     reply.hijack()
     raw.writeHead(200, headers as Record<string, string>)
-    // Hold the headers and whatever this turn of the event loop writes (progress, the answer of a
-    // quick call, the end) and send them as one write; a slower call gets its headers right after.
-    raw.cork()
-    this.corked = true
-    // Not run when the stream ends first (`stop` clears it): a quick call's stream never needs the
-    // uncork, the flush, nor a keep-alive timer.
+    // Hold whatever this turn of the event loop writes (progress, the answer of a quick call, the
+    // end) and send it with the headers as one chunk: one write for Node's HTTP layer instead of one
+    // per event (a chunk header, the event and a CRLF each), and one syscall. A slower call gets its
+    // first turn's events, or its headers alone, right after. Not run when the stream ends first
+    // (`stop` clears it): a quick call's stream never needs the flush nor a keep-alive timer.
     this.flush = setImmediate(() => {
-      this.uncork()
-      if (!this.wrote && !raw.destroyed) raw.flushHeaders()
+      const pending = this.pending!
+      this.pending = undefined
+      if (raw.destroyed) return
+      if (pending !== '') raw.write(pending)
+      else raw.flushHeaders()
       if (options.keepAlive > 0) {
         this.timer = setInterval(() => this.write(': keep-alive\n\n'), options.keepAlive)
         this.timer.unref()
@@ -69,8 +73,8 @@ export class SseConnection {
 
   private write (chunk: string): boolean {
     if (!this.open) return false
-    this.wrote = true
-    this.reply.raw.write(chunk)
+    if (this.pending === undefined) this.reply.raw.write(chunk)
+    else this.pending += chunk
     return true
   }
 
@@ -98,29 +102,17 @@ export class SseConnection {
     for (const listener of this.closeListeners.splice(0)) listener()
   }
 
-  /** Runs once: from the `setImmediate`, or from `end` (whose `stop` cleared it). */
-  private uncork (): void {
-    this.corked = false
-    this.reply.raw.uncork()
-  }
-
-  /** Ends the connection; safe to call twice. */
+  /** Ends the connection, with whatever this turn wrote; safe to call twice. */
   end (): void {
     if (this.ended) return
     this.stop()
     const raw = this.reply.raw
     if (raw.destroyed) return
-    // Never end a corked response. Since Node 21 (nodejs/node#50167) chunks written to a corked
-    // response wait in a buffer of its own, and `end()` writes the terminating chunk (`0\r\n\r\n`)
-    // before it flushes that buffer: a call answered within its first turn would reach the client
-    // as its first event, then the end of the body, then the rest as bytes after the response (the
-    // client never sees the answer). Uncorked first, they leave in order; the socket is corked
-    // around it so that headers, events and the end still go out as one write (`end()` uncorks it).
-    if (this.corked) {
-      raw.socket?.cork()
-      this.uncork()
-    }
-    raw.end()
+    const pending = this.pending
+    this.pending = undefined
+    // headers, the held events and the end of the body in one write
+    if (pending === undefined || pending === '') raw.end()
+    else raw.end(pending)
   }
 }
 

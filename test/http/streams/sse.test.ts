@@ -20,7 +20,10 @@ function fakeReply (): { reply: any, raw: any, written: string[] } {
     uncork () { raw.corked-- },
     flushHeaders () { raw.flushed = true },
     write (chunk: string) { written.push(chunk); return true },
-    end () { raw.ended = true }
+    end (chunk?: string) {
+      if (chunk !== undefined) written.push(chunk)
+      raw.ended = true
+    }
   })
   const reply = { raw, getHeaders: () => ({ 'content-length': '3', 'x-host': 'kept' }), hijack () {} }
   return { reply, raw, written }
@@ -52,7 +55,8 @@ t.test('end writes nothing more and is idempotent', async (t) => {
   conn.end()
   conn.end()
   t.equal(raw.ended, true)
-  t.same(written, ['id: id-1\ndata: {"a":1}\n\n'])
+  t.same(written, ['id: id-1\ndata: {"a":1}\n\n'], 'the first turn\'s event, with the end')
+  t.equal(conn.send('{}'), false)
 })
 
 t.test('keep-alives start only for a stream that outlives its first turn', async (t) => {
@@ -69,13 +73,12 @@ t.test('keep-alives start only for a stream that outlives its first turn', async
   answered.end()
   await new Promise((resolve) => setImmediate(resolve))
   t.same(started, [], 'a stream ended in its first turn never had a timer')
-  t.equal(quick.raw.corked, 0, 'and was uncorked once, by its end')
+  t.same(quick.written, ['data: {}\n\n'], 'and wrote its event once, with its end')
   const slow = fakeReply()
   const waiting = new SseConnection(slow.reply, { keepAlive: 25 })
   await new Promise((resolve) => setImmediate(resolve))
   t.same(started, [25], 'a stream still open after its first turn has one')
   t.equal(slow.raw.flushed, true, 'and its headers were flushed, nothing having been written')
-  t.equal(slow.raw.corked, 0)
   waiting.end()
   t.equal(slow.raw.ended, true)
 })
@@ -90,18 +93,23 @@ t.test('acceptsEventStream', async (t) => {
 t.test('headers and the first turn\'s events go out as one write; a silent stream still gets its headers', async (t) => {
   const quiet = fakeReply()
   const silent = new SseConnection(quiet.reply, { keepAlive: 0 })
-  t.equal(quiet.raw.corked, 1, 'corked while the call runs its first turn')
+  t.same(quiet.written, [], 'nothing written while the call runs its first turn')
   await new Promise((resolve) => setImmediate(resolve))
-  t.equal(quiet.raw.corked, 0)
   t.equal(quiet.raw.flushed, true, 'nothing was written: the headers are flushed on their own')
   silent.end()
+  t.same(quiet.written, [])
 
   const busy = fakeReply()
   const conn = new SseConnection(busy.reply, { keepAlive: 0 })
   conn.send('{}')
+  conn.prime('p-1')
+  t.same(busy.written, [], 'held for the end of the turn')
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(busy.raw.flushed, false, 'an event carried the headers')
-  t.same(busy.written, ['data: {}\n\n'])
+  t.same(busy.written, ['data: {}\n\nid: p-1\ndata:\n\n'], 'the turn\'s events as one write')
+  conn.retry(5)
+  t.same(busy.written.at(-1), 'retry: 5\n\n', 'after the first turn, straight through')
+  conn.end()
 
   const gone = fakeReply()
   const lost = new SseConnection(gone.reply, { keepAlive: 0 })
@@ -111,22 +119,20 @@ t.test('headers and the first turn\'s events go out as one write; a silent strea
   lost.end()
 })
 
-t.test('a stream ended in its first turn is uncorked before it ends, under a socket cork (one write); uncorked once', async (t) => {
+t.test('a stream ended in its first turn ends with its events in the same call: one write, never a cork', async (t) => {
   const { reply, raw, written } = fakeReply()
   const calls: string[] = []
-  raw.socket = { cork () { calls.push('socket.cork') } }
-  const cork = raw.cork
-  const uncork = raw.uncork
-  raw.cork = () => { calls.push('cork'); cork() }
-  raw.uncork = () => { calls.push('uncork'); uncork() }
-  raw.end = () => { calls.push(`end (corked ${raw.corked})`); raw.ended = true }
+  raw.cork = () => { calls.push('cork') }
+  raw.write = (chunk: string) => { calls.push(`write ${chunk}`); return true }
+  raw.end = (chunk?: string) => { calls.push(`end ${chunk ?? ''}`); raw.ended = true }
   const conn = new SseConnection(reply, { keepAlive: 0 })
   conn.send('{}')
+  conn.send('{"b":2}', 'e-2')
   conn.end()
-  t.same(calls, ['cork', 'socket.cork', 'uncork', 'end (corked 0)'], 'a corked response is never ended')
+  t.same(calls, ['end data: {}\n\nid: e-2\ndata: {"b":2}\n\n'], 'no cork, no write of its own: the end carries the events')
   await new Promise((resolve) => setImmediate(resolve))
-  t.equal(raw.corked, 0, 'the first turn\'s uncork does not run a second time')
-  t.same(written, ['data: {}\n\n'])
+  t.same(calls.length, 1, 'the first turn\'s flush does not run after the end')
+  t.same(written, [])
 })
 
 /** Splits a chunked HTTP/1.1 body into its chunks; throws on bad framing, and on bytes after the last chunk. */
