@@ -19,7 +19,7 @@
 import diagnostics from 'node:diagnostics_channel'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Era } from '../spec/eras.js'
-import { INTERNAL_ERROR, type RequestId } from '../spec/jsonrpc.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND, type RequestId } from '../spec/jsonrpc.js'
 import type { ProtocolError } from '../errors.js'
 import { isObject } from '../values.js'
 import type { Session } from '../state/session-store.js'
@@ -357,21 +357,62 @@ export class Spans {
     return { name: target === undefined ? method : `${method} ${target}`, attributes }
   }
 
-  /** What handling the message learned: the session, the version, and whether it failed. */
+  /**
+   * What handling the message learned: the session, the version, and whether it failed, by the
+   * server span's status rule (`errorTypeOf`): a JSON-RPC error answer always records its code as
+   * `rpc.response.status_code`; only a failure of the server's (and a tool error) adds `error.type`
+   * and the status ERROR, described by the JSON-RPC message when there is one. A client's mistake
+   * leaves the status UNSET.
+   */
   private finish (span: OtelSpan, trace: McpRequestTrace): void {
-    const { api } = this
     if (trace.protocolVersion !== undefined) span.setAttribute('mcp.protocol.version', trace.protocolVersion)
     if (trace.sessionId !== undefined) span.setAttribute('mcp.session.id', trace.sessionId)
-    if (trace.rpcError !== undefined) {
-      const code = String(trace.rpcError.code)
-      span.setAttribute('error.type', code)
-      span.setAttribute('rpc.response.status_code', code)
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message: trace.rpcError.message })
-    } else if (trace.isError === true) {
-      span.setAttribute('error.type', 'tool_error')
-      span.setStatus({ code: api.SpanStatusCode.ERROR })
-    }
+    const { rpcError } = trace
+    if (rpcError !== undefined) span.setAttribute('rpc.response.status_code', String(rpcError.code))
+    const errorType = errorTypeOf(trace)
+    if (errorType === undefined) return
+    span.setAttribute('error.type', errorType)
+    const { ERROR } = this.api.SpanStatusCode
+    span.setStatus(rpcError === undefined ? { code: ERROR } : { code: ERROR, message: rpcError.message })
   }
+}
+
+/**
+ * The JSON-RPC codes that answer a client's mistake, which the server span and the operation
+ * metric do not count as the server failing. The OpenTelemetry semantic conventions for MCP
+ * (open-telemetry/semantic-conventions-genai, model/mcp/common.yaml at 0e5e6a8d, group
+ * `mcp.server.status.attributes`, since PR #404 for issue #389) on `rpc.response.status_code`:
+ *
+ *   "The following error codes indicate that the caller sent a request the receiver could not
+ *   serve and SHOULD NOT be considered errors: `-32700` (`Parse error`), `-32600` (`Invalid
+ *   Request`), `-32601` (`Method not found`), `-32602` (`Invalid params`) - also returned when the
+ *   requested tool does not exist, `-32002` (`Resource not found`). Any other error code SHOULD be
+ *   considered an error."
+ *
+ * and on `error.type` ("Conditionally Required: If and only if the operation fails"): "When the
+ * response carries a JSON-RPC error code that classifies as an error, `error.type` SHOULD be set
+ * to the string representation of that code. See `rpc.response.status_code` for which codes
+ * classify as errors." So a client's mistake keeps `rpc.response.status_code` ("Conditionally
+ * Required: If response contains an error code") and has no `error.type`; and with no error, the
+ * span's status stays UNSET (Recording Errors: "Span Status Code MUST be left unset if the
+ * instrumented operation has ended without any errors"). Codes of ours the list does not name
+ * (-32001 session not found, -32020 header mismatch, -32022 unsupported version, ...) are errors,
+ * as "Any other error code" says.
+ */
+const CLIENT_MISTAKES: ReadonlySet<number> = new Set([PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, RESOURCE_NOT_FOUND])
+
+/**
+ * `error.type` of a message as the server saw it end; undefined when it did not fail. A JSON-RPC
+ * error answer: its code, unless the client's mistake (`CLIENT_MISTAKES`). A `tools/call` result
+ * with `isError: true`: `tool_error` (the conventions: "When CallToolResult is returned with
+ * `isError` set to `true`, this attribute SHOULD be set to `tool_error`"), which is a failure, so
+ * its span's status is ERROR ("If the span status is set to `ERROR`, the status description SHOULD
+ * match the `JSONRPCError.message` if the message is available": a tool error has none).
+ */
+export function errorTypeOf (outcome: CallOutcome): string | undefined {
+  const { rpcError } = outcome
+  if (rpcError !== undefined) return CLIENT_MISTAKES.has(rpcError.code) ? undefined : String(rpcError.code)
+  return outcome.isError === true ? 'tool_error' : undefined
 }
 
 /** Imports `@opentelemetry/api`, an optional peer: undefined when it is not installed (or fails to load). */
