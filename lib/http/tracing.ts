@@ -19,6 +19,10 @@
  * ends when the response closes (a stream: when it ended). A batch's items are traced one by one
  * inside the handler. A message nobody traces or measures costs one check (`Tracing.on`), and a
  * call one more (`call.outcome`).
+ *
+ * The conventions' attribute names are written out as strings, here and in `http/metrics.ts`:
+ * `@opentelemetry/semantic-conventions` marks its MCP constants deprecated (the GenAI conventions
+ * moved to their own repository), and it would be one more package for a few strings.
  */
 import diagnostics from 'node:diagnostics_channel'
 import type { FastifyReply, FastifyRequest } from 'fastify'
