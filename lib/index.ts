@@ -30,6 +30,7 @@ import { collectRouteTools } from './http/route-tools/collect.js'
 import { routeToolInfo } from './http/route-tools/run.js'
 import { Streams } from './http/streams/streams.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
+import { Metrics } from './http/metrics.js'
 import { mcpView } from './mcp-view.js'
 import type { RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
 
@@ -127,9 +128,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     await redis?.close()
   })
 
-  // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans
+  // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans and no metrics
   const otel = options.tracing ? await openTelemetry() : undefined
-  const tracing = new Tracing(options.tracing, otel === undefined ? undefined : new Spans(otel))
+  const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
   const endpoint = { server, sessions: legacy, streams, auth, tracing }
   await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
 }

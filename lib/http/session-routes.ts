@@ -39,8 +39,10 @@ export function deleteRoute (endpoint: Endpoint) {
     if (sessionId === undefined) {
       return methodNotAllowed(reply, 'DELETE ends a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients have no session to end')
     }
-    if (await endpoint.sessions.find(sessionId, request.mcpAuth?.subject, request.log) === undefined) return sendError(reply, null, sessionNotFound)
+    const session = await endpoint.sessions.find(sessionId, request.mcpAuth?.subject, request.log)
+    if (session === undefined) return sendError(reply, null, sessionNotFound)
     await endpoint.sessions.end(endpoint.server, sessionId, request.log)
+    endpoint.tracing.sessionEnded(request, session)
     endpoint.streams.sessions.end(sessionId)
     return reply.code(204).send()
   }

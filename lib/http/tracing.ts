@@ -10,16 +10,24 @@
  *   its parent the trace context in `params._meta` (`traceparent`, `tracestate`) when the client
  *   sent one, with a link to the HTTP request's span (@fastify/otel's), else that span.
  *
+ * - the MCP metrics of the conventions (`mcp.server.operation.duration` over the same interval as
+ *   the span, `mcp.server.session.duration`), through the same api's meter, while a meter provider
+ *   is registered (`http/metrics.ts`, a `Measures` here).
+ *
  * A POSTed message's trace spans the route's steps: it begins in `preValidation` (before the
  * plugin's own checks, so that their refusals are in it), the handler runs inside its span, and it
  * ends when the response closes (a stream: when it ended). A batch's items are traced one by one
- * inside the handler. A message nobody traces costs one check (`Tracing.on`), and a call one more
- * (`call.outcome`).
+ * inside the handler. A message nobody traces or measures costs one check (`Tracing.on`), and a
+ * call one more (`call.outcome`).
+ *
+ * The conventions' attribute names are written out as strings, here and in `http/metrics.ts`:
+ * `@opentelemetry/semantic-conventions` marks its MCP constants deprecated (the GenAI conventions
+ * moved to their own repository), and it would be one more package for a few strings.
  */
 import diagnostics from 'node:diagnostics_channel'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Era } from '../spec/eras.js'
-import { INTERNAL_ERROR, type RequestId } from '../spec/jsonrpc.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND, type RequestId } from '../spec/jsonrpc.js'
 import type { ProtocolError } from '../errors.js'
 import { isObject } from '../values.js'
 import type { Session } from '../state/session-store.js'
@@ -68,6 +76,10 @@ export interface Traced {
   readonly trace: McpRequestTrace
   readonly published: boolean
   readonly span: StartedSpan | undefined
+  /** The message, as the edge classified it (what the metrics describe it by). */
+  readonly inbound: Inbound
+  /** When it began (`performance.now()`), while a meter provider is registered; undefined otherwise. */
+  readonly started: number | undefined
 }
 
 type TracedRequest = FastifyRequest & { [kTraced]?: Traced | null }
@@ -106,13 +118,29 @@ export function answeredWithError (call: Call, err: ProtocolError): void {
   if (call.outcome !== undefined) call.outcome.rpcError = { code: err.code, message: err.message }
 }
 
-/** What one server traces: the channel unless `tracing: false`, and spans when OpenTelemetry is there. */
-export class Tracing {
-  constructor (private readonly enabled: boolean, private readonly spans: Spans | undefined) {}
+/**
+ * What measures messages and sessions (`http/metrics.ts`), as tracing sees it: a structural type,
+ * so that this file does not import the one that builds on it.
+ */
+export interface Measures {
+  /** Whether a meter provider is registered: the one check an unmeasured message pays. */
+  on (): boolean
+  /** One message answered, `seconds` after its trace began. */
+  operation (trace: McpRequestTrace, inbound: Inbound, seconds: number): void
+  /** A 2025 session ended here (its DELETE), `request` the one that ended it. */
+  sessionEnded (request: FastifyRequest, session: Session): void
+}
 
-  /** Whether a message is traced at all: the one check an untraced message pays. */
+/**
+ * What one server traces and measures: the channel unless `tracing: false`, and spans and metrics
+ * when OpenTelemetry is there.
+ */
+export class Tracing {
+  constructor (private readonly enabled: boolean, private readonly spans: Spans | undefined, private readonly metrics?: Measures | undefined) {}
+
+  /** Whether a message is traced or measured at all: the one check an untraced message pays. */
   on (): boolean {
-    return this.spans?.on() === true || (this.enabled && channel.hasSubscribers)
+    return this.spans?.on() === true || this.metrics?.on() === true || (this.enabled && channel.hasSubscribers)
   }
 
   /**
@@ -127,10 +155,11 @@ export class Tracing {
       check()
       return
     }
+    const started = this.metrics?.on() === true ? performance.now() : undefined
     const trace = traceOf(request, inbound, inbound.era, inbound.protocolVersion, inbound.sessionId)
     const span = this.spans?.on() === true ? this.spans.start(trace, inbound) : undefined
     const published = this.enabled && channel.hasSubscribers
-    const traced: Traced = { trace, published, span }
+    const traced: Traced = { trace, published, span, inbound, started }
     ;(request as TracedRequest)[kTraced] = traced
     reply.raw.once('close', () => { this.end(traced) })
     if (!published) {
@@ -149,8 +178,9 @@ export class Tracing {
     return this.spans!.within(span, handler)
   }
 
-  /** Runs `answer`, the whole handling of one message of a batch (`inbound`), traced as `trace`. */
+  /** Runs `answer`, the whole handling of one message of a batch (`inbound`), traced and measured as `trace`. */
   async run<T> (trace: McpRequestTrace, inbound: Inbound, answer: () => Promise<T>): Promise<T> {
+    const started = this.metrics?.on() === true ? performance.now() : undefined
     const inner = async (): Promise<T> => {
       try {
         return await answer()
@@ -162,12 +192,24 @@ export class Tracing {
       }
     }
     const published = this.enabled && channel.hasSubscribers ? async () => channel.tracePromise(inner, trace) : inner
-    return this.spans?.on() === true ? this.spans.run(trace, inbound, published) : published()
+    const traced = this.spans?.on() === true ? this.spans.run(trace, inbound, published) : published()
+    if (started === undefined) return traced
+    try {
+      return await traced
+    } finally {
+      this.metrics!.operation(trace, inbound, (performance.now() - started) / 1000)
+    }
+  }
+
+  /** A 2025 session ended here (its DELETE): its duration, while a meter provider is registered. */
+  sessionEnded (request: FastifyRequest, session: Session): void {
+    this.metrics?.sessionEnded(request, session)
   }
 
   /** The end of a POSTed message's trace: its response closed, the outcome known. */
   private end (traced: Traced): void {
-    const { trace, span } = traced
+    const { trace, span, started } = traced
+    if (started !== undefined) this.metrics!.operation(trace, traced.inbound, (performance.now() - started) / 1000)
     if (span !== undefined) this.spans!.end(span, trace)
     if (!traced.published) return
     if (trace.error !== undefined) channel.error.publish(trace)
@@ -177,8 +219,8 @@ export class Tracing {
 }
 
 /**
- * The parts of `@opentelemetry/api` used here, typed locally: the package is an optional peer, so
- * no type of ours may name it.
+ * The parts of `@opentelemetry/api` used here and by `http/metrics.ts`, typed locally: the package
+ * is an optional peer, so no type of ours may name it.
  */
 export interface OtelApi {
   readonly trace: {
@@ -197,10 +239,24 @@ export interface OtelApi {
   readonly ProxyTracerProvider: new () => { getDelegate (): unknown }
   readonly SpanKind: { readonly SERVER: number }
   readonly SpanStatusCode: { readonly ERROR: number }
+  /** The global meter provider: the one registered, else the api's no-op provider (a singleton). */
+  readonly metrics: { getMeterProvider (): OtelMeterProvider }
+  /** The api's no-op meter, the one its no-op provider gives. */
+  createNoopMeter (): OtelMeter
+}
+
+export interface OtelMeterProvider {
+  getMeter (name: string): OtelMeter
+}
+export interface OtelMeter {
+  createHistogram (name: string, options: { description: string, unit: string, advice: { explicitBucketBoundaries: number[] } }): OtelHistogram
+}
+export interface OtelHistogram {
+  record (value: number, attributes: Attributes): void
 }
 
 type OtelContext = object
-type Attributes = Record<string, string | number>
+export type Attributes = Record<string, string | number>
 interface OtelSpanContext { readonly traceId: string, readonly spanId: string }
 interface OtelGetter<Carrier> {
   keys (carrier: Carrier): string[]
@@ -230,8 +286,14 @@ function ambientOf (api: OtelApi, request: FastifyRequest): OtelContext {
   return isObject(otel?.context) ? otel.context : api.context.active()
 }
 
-/** The tracer's (instrumentation scope's) name. */
+/** The tracer's and the meter's (instrumentation scope's) name. */
 export const TRACER_NAME = 'fastify-sake'
+
+/** `network.protocol.version`: the HTTP version a request came over (`1.1`, `2`). */
+export function httpVersionOf (request: FastifyRequest): string {
+  const version = request.raw.httpVersion
+  return version === '2.0' ? '2' : version
+}
 
 /** Reads `traceparent`, `tracestate` (and whatever the configured propagators read) from `params._meta`. */
 const META_GETTER: OtelGetter<Record<string, unknown>> = {
@@ -247,7 +309,7 @@ const META_GETTER: OtelGetter<Record<string, unknown>> = {
  * prompt's name, which a completion gives in its reference to a prompt (a reference to a resource
  * template carries no attribute of the conventions).
  */
-function namedIn (inbound: Inbound, attribute: NameAttribute): string | undefined {
+export function namedIn (inbound: Inbound, attribute: NameAttribute): string | undefined {
   const { params } = inbound
   let named: unknown
   if (attribute === 'mcp.resource.uri') named = params?.uri
@@ -331,7 +393,7 @@ export class Spans {
       'mcp.method.name': method,
       'network.transport': 'tcp',
       'network.protocol.name': 'http',
-      'network.protocol.version': request.raw.httpVersion === '2.0' ? '2' : request.raw.httpVersion
+      'network.protocol.version': httpVersionOf(request)
     }
     if (trace.id !== undefined) attributes['jsonrpc.request.id'] = String(trace.id)
     attributes['client.address'] = request.ip
@@ -350,21 +412,62 @@ export class Spans {
     return { name: target === undefined ? method : `${method} ${target}`, attributes }
   }
 
-  /** What handling the message learned: the session, the version, and whether it failed. */
+  /**
+   * What handling the message learned: the session, the version, and whether it failed, by the
+   * server span's status rule (`errorTypeOf`): a JSON-RPC error answer always records its code as
+   * `rpc.response.status_code`; only a failure of the server's (and a tool error) adds `error.type`
+   * and the status ERROR, described by the JSON-RPC message when there is one. A client's mistake
+   * leaves the status UNSET.
+   */
   private finish (span: OtelSpan, trace: McpRequestTrace): void {
-    const { api } = this
     if (trace.protocolVersion !== undefined) span.setAttribute('mcp.protocol.version', trace.protocolVersion)
     if (trace.sessionId !== undefined) span.setAttribute('mcp.session.id', trace.sessionId)
-    if (trace.rpcError !== undefined) {
-      const code = String(trace.rpcError.code)
-      span.setAttribute('error.type', code)
-      span.setAttribute('rpc.response.status_code', code)
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message: trace.rpcError.message })
-    } else if (trace.isError === true) {
-      span.setAttribute('error.type', 'tool_error')
-      span.setStatus({ code: api.SpanStatusCode.ERROR })
-    }
+    const { rpcError } = trace
+    if (rpcError !== undefined) span.setAttribute('rpc.response.status_code', String(rpcError.code))
+    const errorType = errorTypeOf(trace)
+    if (errorType === undefined) return
+    span.setAttribute('error.type', errorType)
+    const { ERROR } = this.api.SpanStatusCode
+    span.setStatus(rpcError === undefined ? { code: ERROR } : { code: ERROR, message: rpcError.message })
   }
+}
+
+/**
+ * The JSON-RPC codes that answer a client's mistake, which the server span and the operation
+ * metric do not count as the server failing. The OpenTelemetry semantic conventions for MCP
+ * (open-telemetry/semantic-conventions-genai, model/mcp/common.yaml at 0e5e6a8d, group
+ * `mcp.server.status.attributes`, since PR #404 for issue #389) on `rpc.response.status_code`:
+ *
+ *   "The following error codes indicate that the caller sent a request the receiver could not
+ *   serve and SHOULD NOT be considered errors: `-32700` (`Parse error`), `-32600` (`Invalid
+ *   Request`), `-32601` (`Method not found`), `-32602` (`Invalid params`) - also returned when the
+ *   requested tool does not exist, `-32002` (`Resource not found`). Any other error code SHOULD be
+ *   considered an error."
+ *
+ * and on `error.type` ("Conditionally Required: If and only if the operation fails"): "When the
+ * response carries a JSON-RPC error code that classifies as an error, `error.type` SHOULD be set
+ * to the string representation of that code. See `rpc.response.status_code` for which codes
+ * classify as errors." So a client's mistake keeps `rpc.response.status_code` ("Conditionally
+ * Required: If response contains an error code") and has no `error.type`; and with no error, the
+ * span's status stays UNSET (Recording Errors: "Span Status Code MUST be left unset if the
+ * instrumented operation has ended without any errors"). Codes of ours the list does not name
+ * (-32001 session not found, -32020 header mismatch, -32022 unsupported version, ...) are errors,
+ * as "Any other error code" says.
+ */
+const CLIENT_MISTAKES: ReadonlySet<number> = new Set([PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, RESOURCE_NOT_FOUND])
+
+/**
+ * `error.type` of a message as the server saw it end; undefined when it did not fail. A JSON-RPC
+ * error answer: its code, unless the client's mistake (`CLIENT_MISTAKES`). A `tools/call` result
+ * with `isError: true`: `tool_error` (the conventions: "When CallToolResult is returned with
+ * `isError` set to `true`, this attribute SHOULD be set to `tool_error`"), which is a failure, so
+ * its span's status is ERROR ("If the span status is set to `ERROR`, the status description SHOULD
+ * match the `JSONRPCError.message` if the message is available": a tool error has none).
+ */
+export function errorTypeOf (outcome: CallOutcome): string | undefined {
+  const { rpcError } = outcome
+  if (rpcError !== undefined) return CLIENT_MISTAKES.has(rpcError.code) ? undefined : String(rpcError.code)
+  return outcome.isError === true ? 'tool_error' : undefined
 }
 
 /** Imports `@opentelemetry/api`, an optional peer: undefined when it is not installed (or fails to load). */

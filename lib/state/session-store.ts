@@ -19,6 +19,12 @@ export interface Session {
   subscriptions?: string[]
   /** With `auth` on: the subject of the token that opened the session; only that subject may use it. */
   subject?: string
+  /**
+   * When `initialize` opened the session (`Date.now()`, ms since the epoch): stored with it, so
+   * that whichever instance ends it can measure how long it lasted (`mcp.server.session.duration`).
+   * Absent on a session stored before this field existed, whose end then measures nothing.
+   */
+  readonly createdAt?: number
 }
 
 /**

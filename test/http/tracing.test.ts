@@ -211,13 +211,24 @@ t.test('spans: the HTTP version, and the client port only when the address is th
   t.equal(proxied['client.port'], undefined, 'the port is the proxy\'s')
 })
 
-t.test('spans: the outcome sets error.type and the status', async (t) => {
+t.test('spans: the outcome sets error.type and the status; a client\'s mistake only its status code', async (t) => {
   const spans = new Spans(api as unknown as OtelApi)
-  await spans.run(traceFor('tools/call', { rpcError: { code: -32602, message: 'Unknown tool: x' } }), message('tools/call', {}), async () => undefined)
-  const [rpc] = takeSpans()
-  t.equal(rpc.attributes['error.type'], '-32602')
-  t.equal(rpc.attributes['rpc.response.status_code'], '-32602')
-  t.same(rpc.status, { code: api.SpanStatusCode.ERROR, message: 'Unknown tool: x' })
+  // the client's mistakes: the code is recorded, the server did not fail
+  for (const code of [-32700, -32600, -32601, -32602, -32002]) {
+    await spans.run(traceFor('tools/call', { rpcError: { code, message: 'Unknown tool: x' } }), message('tools/call', {}), async () => undefined)
+    const [mistake] = takeSpans()
+    t.equal(mistake.attributes['rpc.response.status_code'], String(code))
+    t.equal(mistake.attributes['error.type'], undefined, `${code}: no error.type`)
+    t.same(mistake.status, { code: api.SpanStatusCode.UNSET }, `${code}: status UNSET`)
+  }
+  // any other code is the server's failure
+  for (const code of [-32603, -32001, -32020, -32022, -32000]) {
+    await spans.run(traceFor('tools/call', { rpcError: { code, message: 'It failed' } }), message('tools/call', {}), async () => undefined)
+    const [rpc] = takeSpans()
+    t.equal(rpc.attributes['error.type'], String(code))
+    t.equal(rpc.attributes['rpc.response.status_code'], String(code))
+    t.same(rpc.status, { code: api.SpanStatusCode.ERROR, message: 'It failed' }, `${code}: status ERROR with the JSON-RPC message`)
+  }
   await spans.run(traceFor('tools/call', { isError: true }), message('tools/call', {}), async () => undefined)
   const [tool] = takeSpans()
   t.equal(tool.attributes['error.type'], 'tool_error')
@@ -314,7 +325,7 @@ t.test('a batch: one trace per item, each with the session', async (t) => {
   t.ok(ends.every((c) => c.sessionId === sessionId && c.protocolVersion === '2025-03-26' && c.era === 'legacy'))
   const spans = takeSpans()
   t.same(spans.map((s) => s.name).sort(), ['notifications/initialized', 'tools/call', 'tools/call add'])
-  t.equal(spanNamed(spans, 'tools/call').attributes['error.type'], '-32602')
+  t.match(spanNamed(spans, 'tools/call').attributes, { 'rpc.response.status_code': '-32602', 'error.type': undefined })
 })
 
 t.test('a batch item that fails unexpectedly: its trace has the error, the POST is the 500', async (t) => {

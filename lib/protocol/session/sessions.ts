@@ -52,7 +52,7 @@ export class Sessions {
    */
   open (server: ServerContext, params: Record<string, unknown> | undefined, subject: string | undefined): Opened {
     const init = initialize(server, params)
-    const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false }
+    const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false, createdAt: Date.now() }
     if (subject !== undefined) session.subject = subject
     return { session, result: init.result }
   }
