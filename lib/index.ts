@@ -6,9 +6,9 @@
  * the endpoint's routes, which live in their own encapsulated context.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import { SakeOptionError } from './errors.js'
-import { resolveOptions, type SakeOptions } from './options.js'
+import { resolveOptions, type ResolvedOptions, type SakeOptions } from './options.js'
 import { Registry } from './define/registry.js'
 import type { ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
@@ -32,7 +32,11 @@ import { Streams } from './http/streams/streams.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { Metrics } from './http/metrics.js'
 import { mcpView } from './mcp-view.js'
-import type { RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
+import type { McpView, RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
+import type { Bus } from './state/bus.js'
+import type { EventStore } from './state/event-store.js'
+import type { SessionStore } from './state/session-store.js'
+import type { TaskStore } from './state/task-store.js'
 
 async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<void> {
   const options = resolveOptions(rawOptions)
@@ -48,13 +52,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const path = app.prefix === '' || options.path !== '/' ? app.prefix + options.path : app.prefix
   const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
   const registry = new Registry(options.scopes)
-  // the `redis` option: every store shared through one connection, unless given in its own option
-  const redis = options.redis === undefined ? undefined : await connect(options.redis, app.log)
-  const shared = redis === undefined ? undefined : redisStores(redis, options, app.log)
-  const sessions = options.sessions.store ?? shared?.sessions ?? new MemorySessionStore(options.sessions)
-  const bus = options.bus ?? shared?.bus ?? new MemoryBus()
-  const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
-  const taskStore = options.tasks.store ?? shared?.tasks ?? new MemoryTaskStore(options.tasks)
+  const { sessions, bus, events, taskStore, close } = await openStores(options, app.log)
   const server = serverContext({
     info: options.info,
     instructions: options.instructions,
@@ -74,34 +72,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const legacy = new Sessions(sessions, bus)
   const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive })
 
-  // an array registers all or none: a mistake in one definition leaves the server as it was
-  const registerTool = (definition: ToolDefinition | readonly ToolDefinition[]): void => {
-    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addTool(one))
-  }
-  const registerResource = (definition: ResourceDefinition | readonly ResourceDefinition[]): void => {
-    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addResource(one))
-  }
-  const registerPrompt = (definition: PromptDefinition | readonly PromptDefinition[]): void => {
-    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addPrompt(one))
-  }
-  registerTool(options.tools)
-  registerResource(options.resources)
-  registerPrompt(options.prompts)
-
-  app.decorate('registerTool', registerTool as RegisterTool)
-  app.decorate('registerResource', registerResource as RegisterResource)
-  app.decorate('registerPrompt', registerPrompt as RegisterPrompt)
-  app.decorate('mcp', mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
-  // null until the auth hook of our routes sets it (and always with auth off)
-  app.decorateRequest('mcpAuth', null)
-  // computed when read, on our routes only: the host's other routes pay nothing (http/request-info.ts)
-  app.decorateRequest('mcp', {
-    getter (this: FastifyRequest) {
-      const served = (this.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[kMcpRoute]
-      // elsewhere: a host route exposed as a tool gets the tools/call that runs it, any other null
-      return served === registry ? requestInfo(this, registry) : routeToolInfo(this)
-    }
-  })
+  decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
   // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools/)
   collectRouteTools(app, { registry, ownRoutes: kMcpRoute })
@@ -119,13 +90,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     streams.close()
   })
   app.addHook('onClose', async () => {
-    // only what we made: a store the user passed in is theirs to close
-    if (options.sessions.store === undefined) await sessions.close?.()
-    if (options.bus === undefined) await bus.close?.()
-    if (options.events.store === undefined) await events.close?.()
-    if (options.tasks.store === undefined) await taskStore.close?.()
     legacy.cancellations.close()
-    await redis?.close()
+    await close()
   })
 
   // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans and no metrics
@@ -133,6 +99,77 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
   const endpoint = { server, sessions: legacy, streams, auth, tracing }
   await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
+}
+
+/** The stores a server keeps its shared state in, and how to close the ones the plugin made. */
+interface Stores {
+  readonly sessions: SessionStore
+  readonly bus: Bus
+  readonly events: EventStore
+  readonly taskStore: TaskStore
+  /** Closes what the plugin made: a store the user passed in is theirs to close. */
+  close (): Promise<void>
+}
+
+/**
+ * Each store: the user's own (its option), else the `redis` option's (every store shared through
+ * one connection), else the in-memory default, bounded by its options.
+ */
+async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Promise<Stores> {
+  const redis = options.redis === undefined ? undefined : await connect(options.redis, log)
+  const shared = redis === undefined ? undefined : redisStores(redis, options, log)
+  const sessions = options.sessions.store ?? shared?.sessions ?? new MemorySessionStore(options.sessions)
+  const bus = options.bus ?? shared?.bus ?? new MemoryBus()
+  const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
+  const taskStore = options.tasks.store ?? shared?.tasks ?? new MemoryTaskStore(options.tasks)
+  return {
+    sessions,
+    bus,
+    events,
+    taskStore,
+    close: async () => {
+      if (options.sessions.store === undefined) await sessions.close?.()
+      if (options.bus === undefined) await bus.close?.()
+      if (options.events.store === undefined) await events.close?.()
+      if (options.tasks.store === undefined) await taskStore.close?.()
+      await redis?.close()
+    }
+  }
+}
+
+/**
+ * What the plugin adds to the user's instance: the `register*` decorators (fed the plugin's own
+ * `tools`, `resources` and `prompts` options first), `app.mcp`, and the request's `mcpAuth` and
+ * `mcp` (a getter, computed when read on our routes only: the host's other routes pay nothing).
+ */
+function decorate (app: FastifyInstance, registry: Registry, options: ResolvedOptions, view: McpView): void {
+  // an array registers all or none: a mistake in one definition leaves the server as it was
+  const registerTool = (definition: ToolDefinition | readonly ToolDefinition[]): void => {
+    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addTool(one))
+  }
+  const registerResource = (definition: ResourceDefinition | readonly ResourceDefinition[]): void => {
+    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addResource(one))
+  }
+  const registerPrompt = (definition: PromptDefinition | readonly PromptDefinition[]): void => {
+    registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addPrompt(one))
+  }
+  registerTool(options.tools)
+  registerResource(options.resources)
+  registerPrompt(options.prompts)
+
+  app.decorate('registerTool', registerTool as RegisterTool)
+  app.decorate('registerResource', registerResource as RegisterResource)
+  app.decorate('registerPrompt', registerPrompt as RegisterPrompt)
+  app.decorate('mcp', view)
+  // null until the auth hook of our routes sets it (and always with auth off)
+  app.decorateRequest('mcpAuth', null)
+  app.decorateRequest('mcp', {
+    getter (this: FastifyRequest) {
+      const served = (this.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[kMcpRoute]
+      // elsewhere: a host route exposed as a tool gets the tools/call that runs it, any other null
+      return served === registry ? requestInfo(this, registry) : routeToolInfo(this)
+    }
+  })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */
