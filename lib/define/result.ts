@@ -134,6 +134,11 @@ export function unwrap (value: unknown): { value: unknown, meta: Record<string, 
  * Throws `shape`'s TypeError for a value JSON cannot carry.
  */
 export function resultOf (returned: unknown, structured: boolean, objectOnly: boolean, valid: ((payload: unknown) => boolean) | undefined): CallToolResult | undefined {
+  // a plain value (the common case) is shaped as it is: nothing to unwrap, no parts to allocate
+  if (!isWrapper(returned) && !(returned instanceof ToolError)) {
+    if (valid !== undefined && !valid(payloadOf(returned))) return undefined
+    return shape(returned, undefined, structured, objectOnly)
+  }
   const { value, meta, error } = unwrap(returned)
   if (error !== undefined) return errorResult(error.message, meta)
   if (valid !== undefined && !valid(payloadOf(value))) return undefined
