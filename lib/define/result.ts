@@ -134,13 +134,15 @@ export function unwrap (value: unknown): { value: unknown, meta: Record<string, 
  * Throws `shape`'s TypeError for a value JSON cannot carry.
  */
 export function resultOf (returned: unknown, structured: boolean, objectOnly: boolean, valid: ((payload: unknown) => boolean) | undefined): CallToolResult | undefined {
-  // a plain value (the common case) is shaped as it is: nothing to unwrap, no parts to allocate
-  if (!isWrapper(returned) && !(returned instanceof ToolError)) {
-    if (valid !== undefined && !valid(payloadOf(returned))) return undefined
-    return shape(returned, undefined, structured, objectOnly)
+  let value = returned
+  let meta: Record<string, unknown> | undefined
+  // a plain value (the common case) is taken as it is: nothing to unwrap, no parts to allocate
+  if (isWrapper(returned) || returned instanceof ToolError) {
+    const parts = unwrap(returned)
+    if (parts.error !== undefined) return errorResult(parts.error.message, parts.meta)
+    value = parts.value
+    meta = parts.meta
   }
-  const { value, meta, error } = unwrap(returned)
-  if (error !== undefined) return errorResult(error.message, meta)
   if (valid !== undefined && !valid(payloadOf(value))) return undefined
   return shape(value, meta, structured, objectOnly)
 }
