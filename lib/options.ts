@@ -144,8 +144,9 @@ export interface SakeOptions {
    */
   routeOptions?: McpRouteOptions
   /**
-   * Traces of MCP requests: the `fastify-sake:request` diagnostics channel, and an OpenTelemetry
-   * span per request when `@opentelemetry/api` is installed. Default true; false: neither.
+   * Traces of MCP requests: the `fastify-sake:request` diagnostics channel, and, when
+   * `@opentelemetry/api` is installed, an OpenTelemetry span per request and the MCP metrics. Default
+   * true; false: none of them.
    */
   tracing?: boolean
 }
@@ -365,7 +366,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   const prompts = input.prompts === undefined ? [] : input.prompts
   if (!Array.isArray(prompts)) fail('prompts', 'an array of prompt definitions', prompts)
   const tracing = input.tracing === undefined ? true : input.tracing
-  if (typeof tracing !== 'boolean') fail('tracing', 'true or false (false: no spans, no diagnostics channel events)', tracing)
+  if (typeof tracing !== 'boolean') fail('tracing', 'true or false (false: no spans, no metrics, no diagnostics channel events)', tracing)
 
   return Object.freeze({
     info: Object.freeze(info),

@@ -235,7 +235,7 @@ t.test('requestState and inputTimeout', async (t) => {
 })
 
 t.test('tracing', async (t) => {
-  await refusesRegister(t, { ...base, tracing: 'off' }, /^fastify-sake: option 'tracing' must be true or false \(false: no spans, no diagnostics channel events\), got/)
+  await refusesRegister(t, { ...base, tracing: 'off' }, /^fastify-sake: option 'tracing' must be true or false \(false: no spans, no metrics, no diagnostics channel events\), got/)
   await refusesRegister(t, { ...base, tracing: null }, /option 'tracing' must be true or false/)
   t.equal(resolveOptions({ ...base, tracing: false }).tracing, false)
   t.equal(resolveOptions({ ...base, tracing: true }).tracing, true)

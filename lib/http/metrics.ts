@@ -29,7 +29,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { SUPPORTED_VERSIONS } from '../spec/eras.js'
-import { METHODS } from '../spec/methods.js'
+import { CLIENT_NOTIFICATIONS, METHODS } from '../spec/methods.js'
 import type { Session } from '../state/session-store.js'
 import type { Inbound } from '../protocol/inbound.js'
 import {
@@ -55,12 +55,7 @@ export const DURATION_BUCKETS: readonly number[] = Object.freeze([0.01, 0.02, 0.
  * measurement names. Any other is `_OTHER`, as the HTTP conventions record an unknown
  * `http.request.method`: a client's made-up method names would each make a new series.
  */
-const CLIENT_NOTIFICATIONS: ReadonlySet<string> = new Set([
-  'notifications/cancelled',
-  'notifications/initialized',
-  'notifications/progress',
-  'notifications/roots/list_changed'
-])
+const KNOWN_NOTIFICATIONS: ReadonlySet<string> = new Set(Object.values(CLIENT_NOTIFICATIONS))
 
 const OTHER_METHOD = '_OTHER'
 
@@ -92,7 +87,7 @@ export class Metrics implements Measures {
   operation (trace: McpRequestTrace, inbound: Inbound, seconds: number): void {
     if (!this.on()) return
     const attributes: Attributes = {
-      'mcp.method.name': METHODS.has(trace.method) || CLIENT_NOTIFICATIONS.has(trace.method) ? trace.method : OTHER_METHOD,
+      'mcp.method.name': METHODS.has(trace.method) || KNOWN_NOTIFICATIONS.has(trace.method) ? trace.method : OTHER_METHOD,
       'network.transport': 'tcp',
       'network.protocol.name': 'http',
       'network.protocol.version': httpVersionOf(trace.request)

@@ -101,6 +101,18 @@ export const METHODS: ReadonlyMap<string, MethodFacts> = new Map([
   row('tasks/list', { legacy: true })
 ].map((facts) => [facts.method, facts]))
 
+/**
+ * The notifications a client sends that the server knows: a 2025 session's end of the handshake and
+ * its cancels (`protocol/session/sessions.ts`), and those the OpenTelemetry conventions name as
+ * `mcp.method.name` values (`http/metrics.ts`). Any other is accepted and dropped.
+ */
+export const CLIENT_NOTIFICATIONS = Object.freeze({
+  initialized: 'notifications/initialized',
+  cancelled: 'notifications/cancelled',
+  progress: 'notifications/progress',
+  rootsListChanged: 'notifications/roots/list_changed'
+} as const)
+
 /** The facts of a method, or undefined for one this server does not know. */
 export function factsOf (method: string): MethodFacts | undefined {
   return METHODS.get(method)

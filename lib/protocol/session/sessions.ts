@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { ProtocolError } from '../../errors.js'
 import { LEGACY_VERSIONS, isLegacyVersion, rulesOf } from '../../spec/eras.js'
 import { INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
+import { CLIENT_NOTIFICATIONS } from '../../spec/methods.js'
 import type { ClientAnswer, Logger } from '../../spec/types.js'
 import type { Bus } from '../../state/bus.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
@@ -99,11 +100,11 @@ export class Sessions {
 
   /** A client notification on a session: a cancel, or the end of the handshake; others are dropped. */
   async notified (session: Session, method: string, params: Record<string, unknown> | undefined): Promise<void> {
-    if (method === 'notifications/cancelled') {
+    if (method === CLIENT_NOTIFICATIONS.cancelled) {
       this.cancellations.cancel(session.id, params?.requestId, params?.reason)
       return
     }
-    if (method === 'notifications/initialized' && !session.initialized) {
+    if (method === CLIENT_NOTIFICATIONS.initialized && !session.initialized) {
       session.initialized = true
       await this.store.set(session)
     }
