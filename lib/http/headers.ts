@@ -159,7 +159,7 @@ function matches (header: string, body: unknown): boolean {
  * its header with the same value (unless `required` is false: 2025 clients predate these headers);
  * a header whose argument is absent mirrors nothing and is refused.
  */
-export function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledTool, args: unknown, required: boolean): void {
+function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledTool, args: unknown, required: boolean): void {
   for (const param of tool.headers) {
     const raw = headerValue(headers, param.header)
     const body = valueAt(args, param.path)

@@ -27,7 +27,7 @@ import { inboundOf } from './request-info.js'
 import { answeredWith, kTraced, type Traced } from './tracing.js'
 
 /** What `check` found a POST to be, for the steps after it. */
-export type Checked =
+type Checked =
   | ModernChecked
   | LegacyChecked
   | BatchChecked
@@ -55,7 +55,7 @@ const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
  * fails one (the routes' error handler sends it). Sync for a 2026-07-28 request (no promise on the
  * hot path), and for a session in a store that answers synchronously.
  */
-export function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
+function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
   const carried = carriedBy(request.headers)
   if (!acceptsJson(carried.accept)) throw notAcceptable
   // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
@@ -74,7 +74,7 @@ export function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: F
 }
 
 /** Authorization of a checked POST (with auth on): a forbidden call is a 401/403 before any stream opens. */
-export function authorizePost (endpoint: Endpoint, request: FastifyRequest, checked: Checked): void {
+function authorizePost (endpoint: Endpoint, request: FastifyRequest, checked: Checked): void {
   if (checked.kind === 'modern') authorize(endpoint, request, checked.inbound.target)
   else if (checked.kind === 'legacy' && checked.inbound.kind === 'request') authorize(endpoint, request, checked.inbound.target)
   else if (checked.kind === 'batch') authorizeBatch(endpoint, request, checked.items)
@@ -84,7 +84,7 @@ export function authorizePost (endpoint: Endpoint, request: FastifyRequest, chec
  * Answers a checked POST; `outcome`: where its call notes how it ended, when something traces it.
  * Errors it does not catch are ProtocolErrors for the error handler.
  */
-export function handlePost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: Checked, outcome: CallOutcome | undefined): FastifyReply | Promise<FastifyReply> {
+function handlePost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: Checked, outcome: CallOutcome | undefined): FastifyReply | Promise<FastifyReply> {
   // not async: a 2025 call of a sync tool is answered without a promise
   switch (checked.kind) {
     case 'modern': return answerModern(endpoint, request, reply, checked, outcome)

@@ -58,8 +58,6 @@ export interface Inbound {
 
 /** A request, once its kind is known. */
 export type InboundRequest = Inbound & { readonly kind: 'request', readonly method: string, readonly id: RequestId, readonly facts: MethodFacts | undefined }
-/** A notification, once its kind is known. */
-export type InboundNotification = Inbound & { readonly kind: 'notification', readonly method: string }
 
 /**
  * Describes one body. `sessionId` and `versionHeader` are what the transport carried beside it
@@ -191,7 +189,7 @@ export function targetOf (registry: Registry, kind: TargetKind, params: Record<s
 }
 
 /** The `_meta` object of a message's params, if it has one. */
-export function metaOf (params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function metaOf (params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const meta = params?._meta
   return isObject(meta) ? meta : undefined
 }
