@@ -1,9 +1,9 @@
 /**
- * How a call's answer goes out once its era's checks passed: as one JSON body (the fast path), as
- * an event stream from the start (a tool that streams, or a call that asked for progress or log
- * messages), or, in a 2025 session, as JSON that turns into a stream at the handler's first
- * question to the client; and a 2025 request's answer as the JSON-RPC response it is, alone or as
- * an item of a batch.
+ * How a call's answer goes out once its era's checks passed: as one JSON body (the fast path), or
+ * as JSON that turns into an event stream at the first thing the call sends (a tool that streams,
+ * a call that asked for progress or log messages, or, in a 2025 session, a handler's first question
+ * to the client); and a 2025 request's answer as the JSON-RPC response it is, alone or as an item
+ * of a batch.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AccessRefusal, ProtocolError } from '../errors.js'
@@ -41,40 +41,31 @@ export function mayAsk (accept: string | undefined, call: Call): boolean {
   return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined
 }
 
-/** Runs a call with its response open as an event stream: notifications first, then the answer. */
-export async function answerStreaming (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
-  const open = endpoint.streams.calls.open(request, reply, call)
-  open.finish(await runToText(endpoint, request, open.call))
-  return reply
-}
-
-/** Answers a 2025 call as JSON, or as an event stream if its handler asked the client something. */
-export async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {
-  const deferred = endpoint.streams.calls.deferred(request, reply, call)
+/**
+ * Answers a call whose answer may become an event stream (`CallStreams.deferred`): `streaming`, a
+ * call that may send progress or log messages (`answersAsStream`); otherwise a 2025 call that may
+ * ask its client something (`mayAsk`). What is decided before the stream opens is answered as if the
+ * call did not stream: a refusal by scope or step-up as its plain 401/403 and challenge, any other
+ * error as its era's plain answer (2026-07-28: the route's error handler, with its status; 2025: a
+ * JSON-RPC error), a result as JSON.
+ */
+export async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call, streaming: boolean): Promise<FastifyReply> {
+  const deferred = endpoint.streams.calls.deferred(request, reply, call, streaming)
   let answer: string
   try {
     answer = resultText(call.id, await dispatch(endpoint.server, deferred.call))
   } catch (err) {
-    // a refusal by authorization keeps its status and challenge while the answer is still plain JSON
-    if (err instanceof AccessRefusal && !deferred.opened()) throw err
-    /* c8 ignore next -- dispatch throws only ProtocolErrors (see legacyAnswer); the fallback keeps an opened stream answerable */
+    if (!deferred.opened()) {
+      deferred.end(undefined)
+      if (err instanceof AccessRefusal || call.era === 'modern') throw err
+    }
+    // anything else is our bug: an opened stream still ends with an answer
     const error = err instanceof ProtocolError ? err : internalError(request, err)
     answeredWithError(deferred.call, error)
     answer = JSON.stringify(errorBody(call.id, error))
   }
   if (deferred.end(answer)) return reply
   return sendJson(reply, 200, answer)
-}
-
-/** Runs a call and returns its whole response, result or error, as JSON text (for a stream). */
-async function runToText (endpoint: Endpoint, request: FastifyRequest, call: Call): Promise<string> {
-  try {
-    return resultText(call.id, await dispatch(endpoint.server, call))
-  } catch (err) {
-    const error = err instanceof ProtocolError ? err : internalError(request, err)
-    answeredWithError(call, error)
-    return JSON.stringify(errorBody(call.id, error))
-  }
 }
 
 function internalError (request: FastifyRequest, err: unknown): ProtocolError {

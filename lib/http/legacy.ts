@@ -11,7 +11,7 @@ import type { Session } from '../state/session-store.js'
 import type { CallOutcome } from '../protocol/call.js'
 import type { Inbound, InboundRequest } from '../protocol/inbound.js'
 import { answerOf } from '../protocol/session/client-requests.js'
-import { answerDeferred, answerStreaming, answersAsStream, legacyAnswer, legacyCall, mayAsk } from './answer.js'
+import { answerDeferred, answersAsStream, legacyAnswer, legacyCall, mayAsk } from './answer.js'
 import type { Endpoint } from './endpoint.js'
 import { checkSessionHeaders, type Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
@@ -64,8 +64,8 @@ export function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply
   const call = legacyCall(endpoint, request, reply, session, inbound as InboundRequest, outcome)
   const facts = inbound.facts
   const { accept } = checked.carried
-  if (facts?.streams === true && answersAsStream(accept, call)) return answerStreaming(endpoint, request, reply, call)
-  if (facts?.asks === true && mayAsk(accept, call)) return answerDeferred(endpoint, request, reply, call)
+  if (facts?.streams === true && answersAsStream(accept, call)) return answerDeferred(endpoint, request, reply, call, true)
+  if (facts?.asks === true && mayAsk(accept, call)) return answerDeferred(endpoint, request, reply, call, false)
   const answer = legacyAnswer(endpoint, call, true)
   // a sync tool's answer is sent in the same turn: no promise on the hot path
   if (isThenable(answer)) return Promise.resolve(answer).then((json) => sendJson(reply, 200, json))

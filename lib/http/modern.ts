@@ -9,7 +9,7 @@ import { modernCall, type Call, type CallOutcome } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
 import type { InboundRequest, ModernMeta } from '../protocol/inbound.js'
 import { listenFilter } from '../protocol/methods/subscriptions.js'
-import { answerStreaming, answersAsStream } from './answer.js'
+import { answerDeferred, answersAsStream } from './answer.js'
 import type { Endpoint } from './endpoint.js'
 import { checkModernHeaders, type Carried } from './headers.js'
 import { sendJson } from './respond.js'
@@ -40,7 +40,7 @@ export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply
   const { inbound } = checked
   const call = modernCall(inbound, checked.meta, new HttpTransport(request, reply), request.mcpAuth ?? undefined, outcome)
   const facts = inbound.facts
-  if (facts?.streams === true && answersAsStream(checked.carried.accept, call)) return answerStreaming(endpoint, request, reply, call)
+  if (facts?.streams === true && answersAsStream(checked.carried.accept, call)) return answerDeferred(endpoint, request, reply, call, true)
   if (facts?.listens === true) return listen(endpoint, request, reply, call)
   const result = dispatch(endpoint.server, call)
   if (result instanceof Promise) return result.then((json) => sendJson(reply, 200, resultText(call.id, json)))

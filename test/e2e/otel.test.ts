@@ -9,7 +9,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { provider, spanNamed, takeSpans } from '../helpers/otel.js'
 import sake, { Type, toolError } from '../../lib/index.js'
-import { modernCall, send } from '../helpers/requests.js'
+import { modernCall, modernRequest, send } from '../helpers/requests.js'
 import { createClient } from '../../lib/client/index.js'
 import { listen } from '../helpers/app.js'
 import { legacyClient, modernClient } from '../helpers/clients.js'
@@ -158,7 +158,7 @@ t.test('an isError result: error.type tool_error, status ERROR', async (t) => {
 t.test('a streamed call: the span ends when the stream does', async (t) => {
   const app = await serve()
   t.teardown(() => app.close())
-  const res = await app.inject(modernCall('slow', {}))
+  const res = await app.inject(modernRequest('tools/call', { name: 'slow', arguments: {}, _meta: { progressToken: 1 } }))
   t.equal(res.headers['content-type'], 'text/event-stream')
   t.match(res.body, /notifications\/progress|"result"/)
   const span = spanNamed(takeSpans(), 'tools/call slow')

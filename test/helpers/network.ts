@@ -9,7 +9,7 @@ export interface OpenStream {
   headers: Headers
   /** The next event (comments included); undefined once the stream ended. */
   next (timeoutMs?: number): Promise<SseEvent | undefined>
-  /** The next event that carries data, parsed; skips comments and priming events. */
+  /** The next event that carries data, parsed; skips comments and priming events. A JSON answer is one message. */
   message (timeoutMs?: number): Promise<any>
   /** Every event until the stream ends. */
   rest (timeoutMs?: number): Promise<SseEvent[]>
@@ -36,6 +36,7 @@ export async function open (url: string, init: { method: string, headers: Record
     pending.push(...events)
   }
   let text = ''
+  let jsonRead = false
   res.on('data', (chunk: string) => { text += chunk; buffer += chunk; parse(); wake() })
   res.on('end', () => { done = true; wake() })
   res.on('close', () => { done = true; wake() })
@@ -48,11 +49,22 @@ export async function open (url: string, init: { method: string, headers: Record
     }
     return pending.shift()
   }
+  const json = async (): Promise<any> => {
+    // eslint-disable-next-line no-unmodified-loop-condition -- set by the response's listeners while we await
+    while (!done) await new Promise<void>((resolve) => { waiters.push(resolve) })
+    return JSON.parse(text)
+  }
   return {
     status: res.statusCode!,
     headers: new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
     next,
     async message (timeoutMs) {
+      // an answer that did not stream (a call that sent nothing before its result) is its one message
+      if (res.headers['content-type']?.startsWith('application/json') === true) {
+        if (jsonRead) return undefined
+        jsonRead = true
+        return await json()
+      }
       for (;;) {
         const event = await next(timeoutMs)
         if (event === undefined) return undefined
@@ -65,11 +77,7 @@ export async function open (url: string, init: { method: string, headers: Record
       return all
     },
     close: () => { res.destroy() },
-    json: async () => {
-      // eslint-disable-next-line no-unmodified-loop-condition -- set by the response's listeners while we await
-      while (!done) await new Promise<void>((resolve) => { waiters.push(resolve) })
-      return JSON.parse(text)
-    }
+    json
   }
 }
 

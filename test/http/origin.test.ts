@@ -370,7 +370,7 @@ t.test("allowedOrigins: 'cors', with the real @fastify/cors (issue 11, item 9)",
 
   t.test('a streamed answer keeps the CORS headers the host\'s hook set', async (t) => {
     const origin = 'http://localhost:5173'
-    const res = await app.inject(modernRequest('tools/call', { name: 'count', arguments: {} }, { origin }))
+    const res = await app.inject(modernRequest('tools/call', { name: 'count', arguments: {}, _meta: { progressToken: 1 } }, { origin }))
     t.equal(res.statusCode, 200)
     t.equal(res.headers['content-type'], 'text/event-stream')
     t.equal(res.headers['access-control-allow-origin'], origin)

@@ -3,8 +3,9 @@
 // opens; scoped resources, prompts and completions. The lists that hide what a caller may not use
 // (hideForbidden) are tested in test/protocol/lists.test.ts.
 import t from 'tap'
-import { Type, definePrompt } from '../../lib/index.js'
+import { InsufficientScopeError, Type, definePrompt } from '../../lib/index.js'
 import { openSession, sessionPost, modernRequest, rpc } from '../helpers/requests.js'
+import { sseMessages } from '../helpers/sse.js'
 import { METADATA_URL, authApp, bearer, startIssuer } from '../helpers/tokens.js'
 
 t.test('a missing scope is 403 with one challenge naming every scope the tool needs', async (t) => {
@@ -47,9 +48,51 @@ t.test('a forbidden stream: true call never opens SSE, nor does one with a progr
   t.equal(progress.statusCode, 403)
   t.match(progress.headers['content-type'], /^application\/json/)
   const admin = bearer(await issuer.sign({ scope: 'issues:admin' }))
-  const allowed = await app.inject(modernRequest('tools/call', { name: 'stream_admin', arguments: {} }, admin))
+  const allowed = await app.inject(modernRequest('tools/call', { name: 'stream_admin', arguments: {}, _meta: { progressToken: 'p2' } }, admin))
   t.equal(allowed.statusCode, 200)
-  t.match(allowed.headers['content-type'], /^text\/event-stream/, 'allowed: it streams')
+  t.match(allowed.headers['content-type'], /^text\/event-stream/, 'allowed: it streams its progress')
+  const silent = await app.inject(modernRequest('tools/call', { name: 'stream_admin', arguments: {} }, admin))
+  t.match(silent.headers['content-type'], /^application\/json/, 'allowed, without a progressToken: nothing to stream, JSON')
+})
+
+t.test('a scope refusal decided inside execute: a plain 403 unless the stream already opened, in both eras', async (t) => {
+  const issuer = await startIssuer(t)
+  const app = await authApp(issuer)
+  const needsAdmin = (): never => { throw new InsufficientScopeError('issues:admin') }
+  app.registerTool({ name: 'dyn_stream', stream: true, execute: needsAdmin })
+  app.registerTool({ name: 'dyn_plain', execute: needsAdmin })
+  app.registerTool({ name: 'dyn_after', stream: true, execute: (_args, ctx) => { ctx.progress(1, 2); return needsAdmin() } })
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const session = await openSession(app, '2025-11-25', { headers: reader, initialized: false })
+  const older = await openSession(app, '2025-06-18', { headers: reader, initialized: false })
+  let id = 10
+  const call = (name: string, meta: Record<string, unknown>): Record<string, unknown> => ({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: {}, _meta: meta } })
+  const eras = {
+    modern: (name: string, meta: Record<string, unknown>) => modernRequest('tools/call', { name, arguments: {}, _meta: meta }, reader),
+    '2025-11-25': (name: string, meta: Record<string, unknown>) => sessionPost(session, '2025-11-25', call(name, meta), reader),
+    '2025-06-18': (name: string, meta: Record<string, unknown>) => sessionPost(older, '2025-06-18', call(name, meta), reader)
+  }
+  for (const [era, request] of Object.entries(eras)) {
+    for (const name of ['dyn_stream', 'dyn_plain', 'dyn_after']) {
+      for (const meta of [{}, { progressToken: 'p' }]) {
+        const what = `${era} ${name} ${'progressToken' in meta ? 'with' : 'without'} a progressToken`
+        const res = await app.inject(request(name, meta))
+        if (name === 'dyn_after' && 'progressToken' in meta) {
+          // its progress opened the stream: the refusal can only be its last event
+          t.equal(res.statusCode, 200, what)
+          t.equal(res.headers['content-type'], 'text/event-stream', what)
+          const messages = sseMessages(res.body)
+          t.equal(messages[0].method, 'notifications/progress', what)
+          t.same(messages.at(-1).error.data, { error: 'insufficient_scope', scopes: ['issues:admin'] }, what)
+          continue
+        }
+        t.equal(res.statusCode, 403, what)
+        t.match(res.headers['content-type'], /^application\/json/, what)
+        t.match(res.headers['www-authenticate'], /^Bearer error="insufficient_scope", scope="issues:admin", resource_metadata=/, what)
+        t.same(rpc(res).error!.data, { error: 'insufficient_scope', scopes: ['issues:admin'] }, what)
+      }
+    }
+  }
 })
 
 t.test('step-up: acr not listed, or a sign-in too old, is 401 insufficient_user_authentication', async (t) => {

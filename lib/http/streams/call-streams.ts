@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ClientInputError } from '../../errors.js'
 import { isResumable } from '../../spec/eras.js'
 import type { EventStore } from '../../state/event-store.js'
 import type { Call, Channel } from '../../protocol/call.js'
@@ -19,10 +20,25 @@ import { ResponseStream } from './response-stream.js'
 import { SseConnection, type SseOptions } from './sse.js'
 import { DetachedTransport, type HttpTransport } from '../transport.js'
 
-/** A call's answer opened as an event stream: the call, now with its channel, and how to end the stream with the answer. */
-export interface OpenStream {
+/** A call whose answer may become an event stream (`CallStreams.deferred`). */
+export interface DeferredStream {
+  /** The call, with its way to open the stream: a channel, or `openStream`. */
   readonly call: Call
-  finish (answer: string): void
+  /** Whether the stream opened: once it has, the answer goes on it. */
+  opened (): boolean
+  /**
+   * The call ended: sends `answer` on its stream and returns true, or returns false when none was
+   * opened (the caller answers plainly; `answer` may then be undefined). Nothing opens afterwards.
+   */
+  end (answer: string | undefined): boolean
+}
+
+/** Where a call's notifications and questions go once its answer went out as JSON: nowhere. */
+const CLOSED: Channel = {
+  notify: () => false,
+  request: async (method, _params, options) => {
+    throw new ClientInputError(options.key, method, 'cancelled', `the call already answered: ${method} ('${options.key}') can no longer be asked`)
+  }
 }
 
 /** A stream just opened, and how to end it with the answer. */
@@ -48,38 +64,54 @@ export class CallStreams {
   constructor (private readonly events: EventStore, private readonly questions: ClientRequests, private readonly sse: SseOptions) {}
 
   /**
-   * Opens `call`'s answer as an event stream: its notifications go out on it while it runs, then
-   * `finish` sends its answer (result or error, as JSON text) and ends it. A resumable call
-   * (2025-11-25) outlives its connection: its `ctx.signal` follows the client's cancels only.
+   * A call answered as JSON unless it has to stream: its answer opens as an event stream at the first
+   * thing the call sends (progress, a log message, a question to the client) or, for a `streaming`
+   * call still silent after the keep-alive interval, then (headers that never come look like a dead
+   * server to a proxy). Whatever is decided before (a refusal, an error, a quick result) is answered
+   * as if the call did not stream. A `streaming` call (a tool that streams, or a call that asked for
+   * progress or log messages) gets the stream as its channel; any other (a 2025 call that may ask its
+   * client something) opens it only to ask (`call.openStream`). A resumable call (2025-11-25)
+   * outlives its connection: its `ctx.signal` follows the client's cancels only.
    */
-  open (request: FastifyRequest, reply: FastifyReply, call: Call): OpenStream {
-    const { stream, finish } = this.openStream(request, reply, call)
-    if (!stream.resumable) return { call: { ...call, channel: stream }, finish }
-    // a resumable call is a 2025-11-25 session's, whose transport is always ours
-    const transport = new DetachedTransport(call.transport as HttpTransport)
-    return {
-      call: { ...call, channel: stream, transport },
-      finish: (answer) => {
-        transport.done()
-        finish(answer)
-      }
-    }
-  }
-
-  /**
-   * A 2025 call answered as JSON unless its handler asks the client something: the first question
-   * opens the answer as an event stream (`call.openStream`). `end` sends the answer on that stream
-   * and returns true, or returns false when none was opened (the caller answers JSON).
-   */
-  deferred (request: FastifyRequest, reply: FastifyReply, call: Call): { call: Call, opened: () => boolean, end: (answer: string) => boolean } {
+  deferred (request: FastifyRequest, reply: FastifyReply, call: Call, streaming: boolean): DeferredStream {
     let open: Opened | undefined
-    const openStream = (): Channel => (open ??= this.openStream(request, reply, call)).stream
+    let ended = false
+    let silence: NodeJS.Timeout | undefined
+    const resumable = isResumable(call.era, call.protocolVersion)
+    const detached = streaming && resumable ? new DetachedTransport(call.transport as HttpTransport) : undefined
+    const opened = (): Channel => {
+      if (open !== undefined) return open.stream
+      // the answer went out as JSON: a late notification (a tool that ignored its signal) has nowhere to go
+      if (ended) return CLOSED
+      clearTimeout(silence)
+      open = this.openStream(request, reply, call)
+      return open.stream
+    }
+    let deferredCall: Call
+    if (streaming) {
+      const channel: Channel = {
+        notify: (method, params) => opened().notify(method, params),
+        request: async (method, params, options) => opened().request!(method, params, options),
+        // a connection to close exists only once the stream is open; only a resumable one can be closed
+        closeConnection: resumable ? (retryMs) => opened().closeConnection!(retryMs) : undefined
+      }
+      deferredCall = { ...call, channel, transport: detached ?? call.transport }
+      if (this.sse.keepAlive > 0) {
+        silence = setTimeout(opened, this.sse.keepAlive)
+        silence.unref()
+      }
+    } else {
+      deferredCall = { ...call, openStream: opened }
+    }
     return {
-      call: { ...call, openStream },
+      call: deferredCall,
       opened: () => open !== undefined,
       end: (answer) => {
+        ended = true
+        clearTimeout(silence)
+        detached?.done()
         if (open === undefined) return false
-        open.finish(answer)
+        open.finish(answer!)
         return true
       }
     }

@@ -57,7 +57,9 @@ export class SseConnection {
         this.timer.unref()
       }
     })
-    raw.once('close', () => this.stop())
+    // a call that opens its stream after its client went away writes nothing
+    if (raw.destroyed) this.stop()
+    else raw.once('close', () => this.stop())
   }
 
   /** False once the stream ended or the client went away: nothing more may be written. */

@@ -71,16 +71,13 @@ m tools/call progressToken | 200 | cache-control=no-cache; content-type=text/eve
     data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"item 2","progress":2,"progressToken":"p1","total":2}}
     data: {"id":47,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"did 2","type":"text"}],"resultType":"complete"}}
 m tools/call progressToken json-only accept | 200 | content-type=application/json; charset=utf-8 | {"id":48,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"did 2","type":"text"}],"resultType":"complete"}}
-m tools/call stream:true | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
-    data: {"id":49,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"streamed","type":"text"}],"resultType":"complete"}}
+m tools/call stream:true | 200 | content-type=application/json; charset=utf-8 | {"id":49,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"streamed","type":"text"}],"resultType":"complete"}}
 m tools/call logLevel debug | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
     data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"step":1},"level":"info","logger":"probe"}}
     data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"below info","level":"debug"}}
     data: {"id":50,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"streamed","type":"text"}],"resultType":"complete"}}
-m tools/call stream bad args | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
-    data: {"id":51,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"Invalid arguments for tool 'progress': argument 'n' must be <= 5, got 99","type":"text"}],"isError":true,"resultType":"complete"}}
-m tools/call stream throws | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
-    data: {"id":52,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"Tool 'boom' failed with an internal error","type":"text"}],"isError":true,"resultType":"complete"}}
+m tools/call stream bad args | 200 | content-type=application/json; charset=utf-8 | {"id":51,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"Invalid arguments for tool 'progress': argument 'n' must be <= 5, got 99","type":"text"}],"isError":true,"resultType":"complete"}}
+m tools/call stream throws | 200 | content-type=application/json; charset=utf-8 | {"id":52,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"Tool 'boom' failed with an internal error","type":"text"}],"isError":true,"resultType":"complete"}}
 m resources/list | 200 | content-type=application/json; charset=utf-8 | {"id":53,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"cacheScope":"public","resources":[{"mimeType":"image/png","name":"binary","uri":"test://binary"},{"description":"read returns undefined","name":"missing","uri":"test://missing"},{"annotations":{"lastModified":"<DATE>","priority":0.5},"mimeType":"text/plain","name":"static","title":"Static text","uri":"test://static"},{"description":"read throws","name":"throws","uri":"test://throws"}],"resultType":"complete","ttlMs":300000}}
 m resources/templates/list | 200 | content-type=application/json; charset=utf-8 | {"id":54,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"cacheScope":"public","resourceTemplates":[{"mimeType":"application/json","name":"profile","uriTemplate":"users://{id}/profile"}],"resultType":"complete","ttlMs":60000}}
 m resources/read fixed | 200 | content-type=application/json; charset=utf-8 | {"id":55,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"cacheScope":"public","contents":[{"mimeType":"text/plain","text":"static content","uri":"test://static"}],"resultType":"complete","ttlMs":300000}}
@@ -124,8 +121,7 @@ m greet inputResponses without requestState | 200 | content-type=application/jso
 m greet without elicitation capability | 200 | content-type=application/json; charset=utf-8 | {"id":93,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"content":[{"text":"This client does not support elicitation.","type":"text"}],"isError":true,"resultType":"complete"}}
 m link url elicitation | 200 | content-type=application/json; charset=utf-8 | {"id":94,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"inputRequests":{"open":{"method":"elicitation/create","params":{"message":"Please sign in","mode":"url","url":"https://example.com/sign-in"}}},"requestState":"<REQUEST_STATE v1>","resultType":"input_required"}}
 m MissingCapabilityError | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32021,"data":{"requiredCapabilities":{"sampling":{}}},"message":"Tool 'needs_sampling': this call needs the client capabilities sampling, which the request did not declare"},"id":95,"jsonrpc":"2.0"}
-m MissingCapabilityError streamed | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
-    data: {"error":{"code":-32021,"data":{"requiredCapabilities":{"sampling":{}}},"message":"Tool 'needs_sampling': this call needs the client capabilities sampling, which the request did not declare"},"id":96,"jsonrpc":"2.0"}
+m MissingCapabilityError streamed | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32021,"data":{"requiredCapabilities":{"sampling":{}}},"message":"Tool 'needs_sampling': this call needs the client capabilities sampling, which the request did not declare"},"id":96,"jsonrpc":"2.0"}
 m sampling capability: input_required | 200 | content-type=application/json; charset=utf-8 | {"id":97,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-server","title":"Probe","version":"1.2.3"}},"inputRequests":{"s":{"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"content":{"text":"hi","type":"text"},"role":"user"}]}}},"requestState":"<REQUEST_STATE v1>","resultType":"input_required"}}
 ## 2026-07-28 subscriptions/listen
 m listen bad filter | 200 | content-type=application/json; charset=utf-8 | {"error":{"code":-32602,"message":"Invalid params: notifications.toolsListChanged must be a boolean, got \\"yes\\""},"id":98,"jsonrpc":"2.0"}
@@ -174,11 +170,7 @@ l tools/call progressToken | 200 | cache-control=no-cache; content-type=text/eve
     data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"item 2","progress":2,"progressToken":"lp","total":2}}
     id: <ID>:3
     data: {"id":119,"jsonrpc":"2.0","result":{"content":[{"text":"did 2","type":"text"}]}}
-l tools/call stream:true | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
-    id: <ID>:0
-    data:
-    id: <ID>:1
-    data: {"id":120,"jsonrpc":"2.0","result":{"content":[{"text":"streamed","type":"text"}]}}
+l tools/call stream:true | 200 | content-type=application/json; charset=utf-8 | {"id":120,"jsonrpc":"2.0","result":{"content":[{"text":"streamed","type":"text"}]}}
 l resources/list | 200 | content-type=application/json; charset=utf-8 | {"id":121,"jsonrpc":"2.0","result":{"resources":[{"mimeType":"image/png","name":"binary","uri":"test://binary"},{"description":"read returns undefined","name":"missing","uri":"test://missing"},{"annotations":{"lastModified":"<DATE>","priority":0.5},"mimeType":"text/plain","name":"static","title":"Static text","uri":"test://static"},{"description":"read throws","name":"throws","uri":"test://throws"}]}}
 l resources/templates/list | 200 | content-type=application/json; charset=utf-8 | {"id":122,"jsonrpc":"2.0","result":{"resourceTemplates":[{"mimeType":"application/json","name":"profile","uriTemplate":"users://{id}/profile"}]}}
 l resources/read fixed | 200 | content-type=application/json; charset=utf-8 | {"id":123,"jsonrpc":"2.0","result":{"contents":[{"mimeType":"text/plain","text":"static content","uri":"test://static"}]}}
@@ -214,11 +206,7 @@ l tools/call after setLevel | 200 | cache-control=no-cache; content-type=text/ev
     data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"step":1},"level":"info","logger":"probe"}}
     id: <ID>:2
     data: {"id":141,"jsonrpc":"2.0","result":{"content":[{"text":"streamed","type":"text"}]}}
-l tools/call after setLevel, plain tool | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
-    id: <ID>:0
-    data:
-    id: <ID>:1
-    data: {"id":142,"jsonrpc":"2.0","result":{"content":[{"text":"x","type":"text"}]}}
+l tools/call after setLevel, plain tool | 200 | content-type=application/json; charset=utf-8 | {"id":142,"jsonrpc":"2.0","result":{"content":[{"text":"x","type":"text"}]}}
 l missing session header | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32600,"message":"Bad Request: no session. 2025 clients send initialize first and then the Mcp-Session-Id header; 2026-07-28 clients send params._meta with \\"io.modelcontextprotocol/protocolVersion\\""},"id":143,"jsonrpc":"2.0"}
 l missing session header, no version | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32600,"message":"Bad Request: no session. 2025 clients send initialize first and then the Mcp-Session-Id header; 2026-07-28 clients send params._meta with \\"io.modelcontextprotocol/protocolVersion\\""},"id":144,"jsonrpc":"2.0"}
 l unknown session | 404 | content-type=application/json; charset=utf-8 | {"error":{"code":-32001,"message":"Session not found: it ended or expired; send initialize to start a new session"},"id":145,"jsonrpc":"2.0"}
@@ -229,8 +217,7 @@ l bad version header | 400 | content-type=application/json; charset=utf-8 | {"er
 l modern version header on session | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32600,"data":{"requested":"2026-07-28","supported":["2025-11-25","2025-06-18","2025-03-26"]},"message":"Bad Request: MCP-Protocol-Version header '2026-07-28' is not a version of this session's protocol era; this session negotiated '2025-11-25'"},"id":150,"jsonrpc":"2.0"}
 l other 2025 version header | 200 | content-type=application/json; charset=utf-8 | {"id":151,"jsonrpc":"2.0","result":{}}
 l 2025-06-18 tools/call | 200 | content-type=application/json; charset=utf-8 | {"id":152,"jsonrpc":"2.0","result":{"content":[{"text":"six","type":"text"}]}}
-l 2025-06-18 tools/call stream | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
-    data: {"id":153,"jsonrpc":"2.0","result":{"content":[{"text":"streamed","type":"text"}]}}
+l 2025-06-18 tools/call stream | 200 | content-type=application/json; charset=utf-8 | {"id":153,"jsonrpc":"2.0","result":{"content":[{"text":"streamed","type":"text"}]}}
 l batch 2025-03-26 | 200 | content-type=application/json; charset=utf-8 | [{"id":154,"jsonrpc":"2.0","result":{}},{"id":155,"jsonrpc":"2.0","result":{"content":[{"text":"b","type":"text"}]}},{"error":{"code":-32600,"message":"Invalid Request: \\"jsonrpc\\" must be the string \\"2.0\\""},"id":null,"jsonrpc":"2.0"},{"error":{"code":-32602,"message":"Unknown tool: nope"},"id":156,"jsonrpc":"2.0"}]
 l batch 2025-03-26 notifications only | 202 |  | <empty>
 l batch 2025-03-26 empty | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32600,"message":"Invalid Request: the batch is empty"},"id":null,"jsonrpc":"2.0"}
@@ -462,6 +449,6 @@ a hideForbidden nobody tools/list | 200 | content-type=application/json; charset
 a hideForbidden mfa tools/list | 200 | content-type=application/json; charset=utf-8 | {"id":227,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-auth","version":"1.0.0"}},"cacheScope":"private","resultType":"complete","tools":[{"description":"both scopes","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"both"},{"description":"issues:write","inputSchema":{"additionalProperties":false,"properties":{"title":{"type":"string"}},"required":["title"],"type":"object"},"name":"create_issue"},{"description":"step-up","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"delete_issue"},{"description":"throws InsufficientScopeError","inputSchema":{"additionalProperties":false,"properties":{"n":{"type":"integer"}},"type":"object"},"name":"escalate"},{"description":"issues:read","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_issues"},{"description":"No scope","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"open"},{"description":"stream: true, issues:write","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"stream_write"}],"ttlMs":300000}}
 a hideForbidden reader resources/list | 200 | content-type=application/json; charset=utf-8 | {"id":228,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-auth","version":"1.0.0"}},"cacheScope":"private","resources":[{"name":"secret","uri":"test://secret"}],"resultType":"complete","ttlMs":300000}}
 a hideForbidden reader prompts/list | 200 | content-type=application/json; charset=utf-8 | {"id":229,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"probe-auth","version":"1.0.0"}},"cacheScope":"private","prompts":[],"resultType":"complete","ttlMs":300000}}
-# 457 lines
+# 444 lines
 
 `

@@ -1,24 +1,41 @@
-// Errors inside a streamed answer: a protocol error and an unexpected one both end the stream as
-// the call's JSON-RPC error, after whatever was already sent. A resumable stream its client read
+// A call's answer opens as a stream at the first thing it sends (or after a keep-alive interval of
+// silence): an error before that is answered plainly; a protocol error and an unexpected one after it
+// both end the stream as the call's JSON-RPC error, after whatever was already sent. A resumable stream its client read
 // whole leaves the event store at the client's next request on that connection.
 import { Agent, request } from 'node:http'
 import t from 'tap'
 import { MemoryEventStore, type EventStore } from '../../../lib/index.js'
-import { build, listen, until } from '../../helpers/app.js'
+import { InsufficientScopeError } from '../../../lib/index.js'
+import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
 import { captureLog } from '../../helpers/logs.js'
-import { legacyPost, sessionOn } from '../../helpers/network.js'
-import { modernRequest } from '../../helpers/requests.js'
-import { sseMessage } from '../../helpers/sse.js'
+import { legacyPost, sessionOn, streamPost } from '../../helpers/network.js'
+import { MODERN, modernMeta, modernRequest } from '../../helpers/requests.js'
+import { sseMessages, takeSseEvents } from '../../helpers/sse.js'
 
-t.test('a protocol error in a streamed call is its final event', async (t) => {
+t.test('an error before a streaming call sent anything is answered plainly: the stream never opened', async (t) => {
   const app = await build({ keepAlive: 0 })
   app.registerTool({ name: 'live', stream: true, execute: () => 'x' })
   t.teardown(() => app.close())
   const res = await app.inject(modernRequest('tools/call', { name: 'live', arguments: 'not an object' }))
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], /^application\/json/)
+  t.match(res.json().error.message, /"arguments" of tool 'live' must be an object/)
+  const quick = await app.inject(modernRequest('tools/call', { name: 'live', arguments: {} }))
+  t.match(quick.headers['content-type'], /^application\/json/, 'a result before anything was sent is JSON too')
+  t.equal(quick.json().result.content[0].text, 'x')
+})
+
+t.test('a protocol error after a streaming call sent something is its final event', async (t) => {
+  const app = await build({ keepAlive: 0 })
+  app.registerTool({ name: 'live', stream: true, execute: (_args, ctx) => { ctx.progress(1); throw new InsufficientScopeError('issues:admin') } })
+  t.teardown(() => app.close())
+  const res = await app.inject(modernRequest('tools/call', { name: 'live', arguments: {}, _meta: { progressToken: 'p' } }))
+  t.equal(res.statusCode, 200)
   t.equal(res.headers['content-type'], 'text/event-stream')
-  const answer = sseMessage(res.body)
-  t.equal(answer.error.code, -32602)
-  t.match(answer.error.message, /"arguments" of tool 'live' must be an object/)
+  t.equal(JSON.parse(takeSseEvents(res.body).events[0]!.data!).method, 'notifications/progress')
+  const answer = sseMessages(res.body).at(-1)
+  t.equal(answer.error.code, -32600)
+  t.same(answer.error.data, { error: 'insufficient_scope', scopes: ['issues:admin'] })
 })
 
 t.test('an unexpected failure in a streamed call is -32603, logged, with no detail sent', async (t) => {
@@ -34,13 +51,82 @@ t.test('an unexpected failure in a streamed call is -32603, logged, with no deta
     }
   }
   const app = await build({ keepAlive: 0 }, { logger })
-  app.registerTool({ name: 'big', stream: true, execute: () => ({ n: 10n }) as any })
+  app.registerTool({ name: 'big', stream: true, execute: (_args, ctx) => { ctx.progress(1); return ({ n: 10n }) as any } })
   t.teardown(() => app.close())
-  const res = await app.inject(modernRequest('tools/call', { name: 'big', arguments: {} }))
-  const answer = sseMessage(res.body)
+  const res = await app.inject(modernRequest('tools/call', { name: 'big', arguments: {}, _meta: { progressToken: 'p' } }))
+  t.equal(res.headers['content-type'], 'text/event-stream')
+  const answer = sseMessages(res.body).at(-1)
   t.same(answer.error, { code: -32603, message: 'Internal error' })
   t.notMatch(res.body, /log sink down/)
   t.ok(lines.some((line) => line.msg === 'fastify-sake: unexpected error while streaming a response' && line.err.message === 'log sink down'))
+})
+
+t.test('a streaming call silent for longer than the keep-alive interval opens its stream then', async (t) => {
+  const app = await build({ keepAlive: 100 })
+  app.registerTool({ name: 'slow', stream: true, execute: async () => { await sleep(600); return 'late' } })
+  app.registerTool({ name: 'quick', stream: true, execute: async () => { await sleep(10); return 'soon' } })
+  const url = await listen(t, app)
+  const started = Date.now()
+  const slow = await streamPost(url, 'tools/call', { name: 'slow', arguments: {} })
+  const headersAfter = Date.now() - started
+  t.equal(slow.headers.get('content-type'), 'text/event-stream')
+  t.ok(headersAfter < 500, `the headers came before the result (${headersAfter} ms)`)
+  const events = await slow.rest(3000)
+  t.ok(events.some((e) => e.comment === 'keep-alive'), 'kept alive while silent')
+  t.equal(JSON.parse(events.find((e) => e.data !== undefined)!.data!).result.content[0].text, 'late')
+  const quick = await streamPost(url, 'tools/call', { name: 'quick', arguments: {} })
+  t.match(quick.headers.get('content-type'), /^application\/json/, 'quicker than the interval: JSON')
+  t.equal((await quick.json()).result.content[0].text, 'soon')
+})
+
+t.test('a call that sends something after its client went away writes nothing and goes on', async (t) => {
+  const log = captureLog()
+  const sent = deferred<boolean>()
+  const app = await build({ keepAlive: 0 }, { logger: log.logger })
+  app.registerTool({
+    name: 'late',
+    stream: true,
+    execute: async (_args, ctx) => {
+      await until(() => ctx.signal.aborted, { what: 'the client to go away' })
+      await sleep(20)
+      ctx.progress(1)
+      sent.resolve(true)
+      return 'nobody reads this'
+    }
+  })
+  const url = await listen(t, app)
+  // the answer has not started (the call sent nothing yet): a raw request, dropped while it waits
+  const post = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'late' } })
+  post.on('error', () => {})
+  post.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'late', arguments: {}, _meta: modernMeta({ progressToken: 'p' }) } }))
+  await sleep(100)
+  post.destroy()
+  t.equal(await sent.promise, true)
+  await sleep(50)
+  t.same(log.errors(), [], 'no error: the stream had nowhere to go')
+})
+
+t.test('after a call answered as JSON, what it sends late goes nowhere and a late question is refused', async (t) => {
+  const late = deferred<unknown>()
+  const app = await build({ keepAlive: 0 })
+  app.registerTool({
+    name: 'early',
+    stream: true,
+    execute: (_args, ctx) => {
+      // work the tool left running after its answer (it should not, but nothing may break)
+      setTimeout(() => {
+        ctx.progress(1)
+        ctx.roots('late').then(late.resolve, late.resolve)
+      }, 30)
+      return 'answered'
+    }
+  })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url, { capabilities: { roots: {} } })
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'early', _meta: { progressToken: 1 } } })
+  t.match(post.headers.get('content-type'), /^application\/json/)
+  t.equal((await post.json()).result.content[0].text, 'answered')
+  t.match(String(await late.promise), /the call already answered: roots\/list \('late'\) can no longer be asked/)
 })
 
 /** POSTs on one kept-alive connection (an agent of one socket): the status and the whole body. */
@@ -74,10 +160,10 @@ t.test('a 2025-11-25 stream its client read whole leaves the event store at the 
     delete: (streamId) => { deleted.push(streamId); store.delete(streamId) }
   }
   const app = await build({ keepAlive: 0, events: { store: events } })
-  app.registerTool({ name: 'steps', stream: true, execute: () => 'done' })
+  app.registerTool({ name: 'steps', stream: true, execute: (_args, ctx) => { ctx.progress(1); return 'done' } })
   const url = await listen(t, app)
   const sid = await sessionOn(url)
-  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps' } }
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps', _meta: { progressToken: 1 } } }
   const conn = keptAlive(url, sid)
   t.teardown(conn.close)
   const first = await conn.post(call)
@@ -112,12 +198,12 @@ t.test('an event store failing to delete a read stream is logged; the request go
     }
   }
   const app = await build({ keepAlive: 0, events: { store: events } }, { logger: log.logger })
-  app.registerTool({ name: 'steps', stream: true, execute: () => 'done' })
+  app.registerTool({ name: 'steps', stream: true, execute: (_args, ctx) => { ctx.progress(1); return 'done' } })
   const url = await listen(t, app)
   const sid = await sessionOn(url)
   const conn = keptAlive(url, sid)
   t.teardown(conn.close)
-  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps' } }
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps', _meta: { progressToken: 1 } } }
   await conn.post(call)
   t.match((await conn.post({ ...call, id: 2 })).body, /"result"/)
   t.equal((await conn.post({ jsonrpc: '2.0', id: 3, method: 'ping' })).status, 200)

@@ -18,15 +18,16 @@ t.test('a bus and an event store passed in are used and never closed by us', asy
     replay: async (id) => inner.replay(id)
   }
   const app = await build({ keepAlive: 0, bus, events: { store: events } })
-  app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
+  // a stream opens at the first thing a call sends: this one reports progress
+  app.registerTool({ name: 'echo', stream: true, execute: (_args, ctx) => { ctx.progress(1); return 'echoed' } })
   const url = await listen(t, app)
   const plugin = bus.size
   t.equal(plugin, 3, 'the plugin listens on our bus: client responses, cancels and ended sessions from other instances')
   const sid = await sessionOn(url)
-  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', _meta: { progressToken: 1 } } })
   const streamed = await post.rest()
-  t.equal(appended.length, 2, 'priming and result went through the store (async)')
-  t.equal(streamed[1].id, 'sid:1'.replace('sid', streamed[1].id!.split(':')[0]))
+  t.equal(appended.length, 3, 'priming, progress and result went through the store (async)')
+  t.equal(streamed[2].id, 'sid:2'.replace('sid', streamed[2].id!.split(':')[0]))
   const get = await getStream(url, sid)
   await get.next()
   t.equal(bus.size, plugin + 1, 'the GET stream subscribed to our bus')
@@ -42,13 +43,13 @@ t.test('a failing event store: events still go out, without ids, and the failure
   const log = captureLog()
   const events: EventStore = { append: () => { throw new Error('store down') }, replay: () => undefined }
   const app = await build({ keepAlive: 0, events: { store: events } }, { logger: log.logger })
-  app.registerTool({ name: 'echo', stream: true, execute: () => 'echoed' })
+  app.registerTool({ name: 'echo', stream: true, execute: (_args, ctx) => { ctx.progress(1); return 'echoed' } })
   const url = await listen(t, app)
   const sid = await sessionOn(url)
-  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } })
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', _meta: { progressToken: 1 } } })
   const streamed = await post.rest()
-  t.same(streamed.map((e) => e.id), [undefined], 'no priming (nothing to resume from), the result without an id')
-  t.equal(JSON.parse(streamed[0].data!).result.content[0].text, 'echoed')
+  t.same(streamed.map((e) => e.id), [undefined, undefined], 'no priming (nothing to resume from), progress and result without an id')
+  t.equal(JSON.parse(streamed[1].data!).result.content[0].text, 'echoed')
   t.ok(log.errors().some((line) => line.msg === 'fastify-sake: the event store failed to append an SSE event'))
 })
 
