@@ -42,6 +42,23 @@ const closeIssue = defineTool({
   }
 })
 
+// stream: true, with progress per issue. Exporting everyone's issues needs issues:admin, decided in
+// execute before anything is sent: the client gets the plain 403 and its challenge, not a stream
+const exportIssues = defineTool({
+  name: 'export_issues',
+  description: "Exports your issues with progress; everyone's issues also needs issues:admin",
+  annotations: { readOnly: true },
+  scope: 'issues:read',
+  stream: true,
+  args: { everyone: Type.Boolean({ default: false }) },
+  execute ({ everyone }, ctx) {
+    if (everyone && !ctx.auth.scopes.includes('issues:admin')) throw new InsufficientScopeError('issues:admin')
+    const exported = [...issues.values()].filter((issue) => everyone || issue.owner === ctx.auth.subject)
+    exported.forEach((issue, i) => ctx.progress(i + 1, exported.length, `Exported issue ${issue.id}`))
+    return exported
+  }
+})
+
 // step-up: only a recent multi-factor sign-in may delete
 const deleteIssue = defineTool({
   name: 'delete_issue',
@@ -79,7 +96,7 @@ export async function exampleAuth (baseUrl) {
         metadata: { resource_name: 'fastify-sake example issues' }
       }
     },
-    tools: [listIssues, createIssue, closeIssue, deleteIssue],
+    tools: [listIssues, createIssue, closeIssue, exportIssues, deleteIssue],
     /** Serves the JWKS and prints a sample token with both scopes. */
     async install (app) {
       app.get('/.well-known/jwks.json', async () => ({ keys: [jwk] }))
