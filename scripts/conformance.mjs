@@ -10,14 +10,17 @@
 //
 // 4. Excuses the checks listed in conformance/deliberate-warnings.yml (decisions of ours that a
 //    suite check only WARNs about) as WARNINGs, never as FAILUREs, and fails a listed check that passes.
+// 5. Prints a scenario the suite skipped (it checked nothing) as skipped, never as passing; that is
+//    the suite's decision, not a failure of ours, so it does not fail the run (scripts/conformance-results.mjs).
 //
 // Run `npm run build` first (the npm script does). Options: --only <substring> runs the matching
 // runs alone; --keep leaves the per-run output directory in place even when everything passed.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { summarise, tally } from './conformance-results.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const here = join(root, 'conformance')
@@ -138,30 +141,6 @@ function scoredSet (run) {
   return new Set([...block.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]))
 }
 
-/**
- * What a run found, from the checks.json of each scenario: a scenario fails when any check is a
- * FAILURE or a WARNING (as the suites' expected-failures files judge), split into scored and not.
- */
-function summarise (outDir, scored) {
-  const scenarios = new Map()
-  const excused = []
-  const misused = []
-  for (const dir of existsSync(outDir) ? readdirSync(outDir) : []) {
-    const name = /^server-(.+)-\d{4}-\d\d-\d\dT/.exec(dir)?.[1]
-    if (name === undefined) continue
-    const checks = JSON.parse(readFileSync(join(outDir, dir, 'checks.json'), 'utf8'))
-    const isDeliberate = (c) => deliberate.includes(`${name}:${c.id}`)
-    for (const c of checks.filter(isDeliberate)) {
-      if (c.status === 'WARNING') excused.push(`${name}:${c.id}`)
-      else misused.push(`${name}:${c.id} is ${c.status}, not the WARNING conformance/deliberate-warnings.yml excuses`)
-    }
-    scenarios.set(name, checks.some((c) => c.status === 'FAILURE' || (c.status === 'WARNING' && !isDeliberate(c))))
-  }
-  const pick = (inScored) => [...scenarios].filter(([name]) => scored === undefined || scored.has(name) === inScored)
-  const count = (list) => ({ passing: list.filter(([, failed]) => !failed).length, failing: list.filter(([, failed]) => failed).map(([name]) => name) })
-  return { scored: count(pick(true)), other: scored === undefined ? undefined : count(pick(false)), excused, misused }
-}
-
 function verdict (output) {
   const text = plain(output)
   if (/Baseline is stale/.test(text)) return 'stale expected failures (now passing: remove them from the file)'
@@ -178,24 +157,33 @@ async function main () {
   console.log(`conformance: example server at ${server.url}; outputs in ${outRoot}`)
   const started = Date.now()
   const results = []
+  const skipped = new Set()
   try {
     for (const run of RUNS.filter((r) => only === undefined || r.name.includes(only))) {
       const t0 = Date.now()
       const outDir = join(outRoot, run.name.replace(/[^a-z0-9.-]+/gi, '_'))
       const { code, output } = await runSuite(run, server.url, outDir)
       writeFileSync(`${outDir}.log`, output)
-      const s = summarise(outDir, scoredSet(run))
-      const problem = s.misused.length > 0 ? s.misused.join('; ') : code === 0 ? undefined : (verdict(output) ?? `exit code ${code}`)
-      const total = s.scored.passing + s.scored.failing.length
+      const s = summarise(outDir, scoredSet(run), deliberate)
+      const parts = s.other === undefined ? [s.scored] : [s.scored, s.other]
+      const found = parts.reduce((n, part) => n + part.passing + part.failing.length + part.skipped.size, 0)
+      const problem = s.misused.length > 0
+        ? s.misused.join('; ')
+        : code !== 0 ? (verdict(output) ?? `exit code ${code}`) : found === 0 ? 'the suite wrote no scenario results (no checks.json)' : undefined
       const label = s.other === undefined ? 'scenarios' : 'scored scenarios'
       const single = run.args[0] === '--scenario'
-      const outcome = single ? (s.scored.failing.length === 0 ? 'passes' : (problem === undefined ? 'fails, as expected' : 'fails')) : `${label} ${s.scored.passing}/${total} pass`
-      console.log(`${problem === undefined ? 'ok  ' : 'FAIL'} ${run.name}: ${outcome}; ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+      const [reason] = s.scored.skipped.values()
+      const outcome = !single
+        ? `${label} ${tally(s.scored)}`
+        : s.scored.failing.length > 0 ? (problem === undefined ? 'fails, as expected' : 'fails') : s.scored.passing > 0 ? 'passes' : reason !== undefined ? `skipped by the suite (${reason})` : 'ran nothing'
+      const mark = problem !== undefined ? 'FAIL' : single && reason !== undefined && s.scored.passing === 0 ? 'skip' : 'ok  '
+      console.log(`${mark} ${run.name}: ${outcome}; ${((Date.now() - t0) / 1000).toFixed(1)} s`)
       if (s.scored.failing.length > 0 && !single) console.log(`     failing (expected in conformance/${run.baseline} unless reported below): ${s.scored.failing.join(', ')}`)
       if (s.excused.length > 0) console.log(`     deliberate warnings (conformance/deliberate-warnings.yml): ${s.excused.join(', ')}`)
-      if (s.other !== undefined && s.other.passing + s.other.failing.length > 0) {
-        console.log(`     not scored: ${s.other.passing}/${s.other.passing + s.other.failing.length} pass${s.other.failing.length > 0 ? `; failing: ${s.other.failing.join(', ')}` : ''}`)
+      if (s.other !== undefined && s.other.passing + s.other.failing.length + s.other.skipped.size > 0) {
+        console.log(`     not scored: ${tally(s.other)}${s.other.failing.length > 0 ? `; failing: ${s.other.failing.join(', ')}` : ''}`)
       }
+      for (const part of parts) for (const name of part.skipped.keys()) skipped.add(name)
       if (problem !== undefined) {
         console.log(`     ${problem}:`)
         // the suite's own baseline report: what failed unexpectedly, which entries are stale
@@ -212,7 +200,9 @@ async function main () {
     await server.stop()
   }
   const failed = results.filter((r) => r.problem !== undefined)
-  console.log(`conformance: ${results.length} runs in ${((Date.now() - started) / 1000).toFixed(1)} s, ${failed.length} not as expected`)
+  // a skip is the suite's (a scenario it has not written yet): shown, but it fails nothing of ours
+  const skips = skipped.size === 0 ? '' : `; skipped by the suite (not counted as passing): ${[...skipped].join(', ')}`
+  console.log(`conformance: ${results.length} runs in ${((Date.now() - started) / 1000).toFixed(1)} s, ${failed.length} not as expected${skips}`)
   if (failed.length === 0 && !keep) rmSync(outRoot, { recursive: true, force: true })
   else console.log(`conformance: per-run output and the server log are in ${outRoot}`)
   process.exitCode = failed.length === 0 ? 0 : 1

@@ -448,8 +448,8 @@ expectType<number>()(refusal.status)
 // ---- tasks: the tool option, and the store contract a user may implement
 {
   app.registerTool({ name: 'as_task', task: 'optional', args: { n: Type.Number() }, execute: ({ n }) => n * 2 })
-  app.registerTool({ name: 'only_task', task: true, execute: () => 'x' })
-  app.registerTool({ name: 'only_task_too', task: 'required', execute: () => 'x' })
+  app.registerTool({ name: 'task_where_taken', task: true, execute: () => 'x' })
+  app.registerTool({ name: 'only_task', task: 'required', execute: () => 'x' })
   // @ts-expect-error task is 'optional', 'required' or true
   app.registerTool({ name: 'bad_task', task: 'sometimes', execute: () => 'x' })
   // @ts-expect-error false is no task: leave the option out

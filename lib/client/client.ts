@@ -74,6 +74,13 @@ export interface ToolCallOptions extends CallOptions {
 }
 
 type Message = Record<string, unknown>
+/**
+ * A progress token its request's caller chose, rather than the fresh one `#send` makes for a call
+ * with `onProgress`: a 2025 task's. The task's progress keeps its `tools/call`'s token for the
+ * task's life, so `tasks/result` follows that token (`sent: false`) instead of sending one of its
+ * own, which the task's progress would never carry (and a token must be unique among active requests).
+ */
+interface ChosenToken { readonly token: string, readonly sent: boolean }
 interface Exchange {
   readonly call: CallOptions
   readonly signal: AbortSignal
@@ -176,12 +183,14 @@ export class Client {
     // a 2025 server refuses params.task on a tool without task support (-32601): asked only of those that have it
     const support = this.#tools.get(name)?.taskSupport
     if (task !== undefined && this.#era === 'legacy' && (support === 'optional' || support === 'required')) params.task = task.ttl === undefined ? {} : { ttl: task.ttl }
+    // a 2025 task's progress comes on its tools/call's token, which tasks/result then follows
+    const token = params.task !== undefined && options.onProgress !== undefined ? this.#freshToken() : undefined
     let retried = false
     for (;;) {
       try {
-        const result = await this.#rounds('tools/call', params, options, paramHeaders(this.#tools.get(name)?.params ?? [], args), task !== undefined) as Message
+        const result = await this.#rounds('tools/call', params, options, paramHeaders(this.#tools.get(name)?.params ?? [], args), task !== undefined, undefined, token === undefined ? undefined : { token, sent: true }) as Message
         if (task === undefined) return result as CallToolResult<S>
-        return await this.#awaitTask(result, options) as CallToolResult<S>
+        return await this.#awaitTask(result, options, token) as CallToolResult<S>
       } catch (err) {
         // the spec's recovery from a header mismatch: list the tools again (the schema may have changed), retry once
         if (retried || !(err instanceof RpcError) || err.code !== HEADER_MISMATCH) throw err
@@ -425,19 +434,23 @@ export class Client {
     return Object.keys(meta).length === 0 ? params : { ...params, _meta: meta }
   }
 
+  #freshToken (): string {
+    return `fastify-sake-client-${this.#nextToken++}`
+  }
+
   #signal (call: RequestOptions): AbortSignal {
     const timeout = AbortSignal.timeout(call.timeout ?? this.#options.timeout)
     return call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout])
   }
 
   /** One request and its answer; a 2025 session that is gone (404) is opened again, once. */
-  async #request (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string> = {}, tasks = false): Promise<Message> {
+  async #request (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string> = {}, tasks = false, chosen?: ChosenToken): Promise<Message> {
     if (this.#era === 'legacy' && method !== 'initialize' && method !== 'logging/setLevel') {
       const level = this.#logLevel(call)
       if (level !== undefined) await this.#setLevel(level, call)
     }
     try {
-      return await this.#send(method, params, call, extraHeaders, tasks)
+      return await this.#send(method, params, call, extraHeaders, tasks, chosen)
     } catch (err) {
       const gone = this.#era === 'legacy' && this.#session !== undefined && (err instanceof RpcError || err instanceof HttpError) && err.status === 404
       if (!gone || method === 'initialize') throw err
@@ -446,14 +459,14 @@ export class Client {
       this.#sessionLevel = undefined
       this.#connecting = undefined
       await this.#ready()
-      return await this.#send(method, params, call, extraHeaders, tasks)
+      return await this.#send(method, params, call, extraHeaders, tasks, chosen)
     }
   }
 
-  async #send (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string>, tasks: boolean): Promise<Message> {
+  async #send (method: string, params: Record<string, unknown>, call: CallOptions, extraHeaders: Record<string, string>, tasks: boolean, chosen: ChosenToken | undefined): Promise<Message> {
     const id = this.#nextId++
-    const progressToken = call.onProgress === undefined ? undefined : `fastify-sake-client-${this.#nextToken++}`
-    const body = { jsonrpc: '2.0', id, method, params: this.#envelope(params, call, progressToken, tasks) }
+    const progressToken = chosen?.token ?? (call.onProgress === undefined ? undefined : this.#freshToken())
+    const body = { jsonrpc: '2.0', id, method, params: this.#envelope(params, call, chosen?.sent === false ? undefined : progressToken, tasks) }
     const signal = this.#signal(call)
     const headers = await this.#headers(method, params, { ...call.headers, ...extraHeaders })
     const exchange: Exchange = { call, signal, progressToken }
@@ -582,11 +595,11 @@ export class Client {
   }
 
   /** A request that may answer `input_required` (2026-07-28): answered from `onInput` and retried, round after round. */
-  async #rounds (method: string, params: Record<string, unknown>, call: CallOptions, headers: Record<string, string>, tasks: boolean, onRound?: () => void): Promise<Message> {
+  async #rounds (method: string, params: Record<string, unknown>, call: CallOptions, headers: Record<string, string>, tasks: boolean, onRound?: () => void, chosen?: ChosenToken): Promise<Message> {
     const { maxRounds } = this.#options
     let retry: Record<string, unknown> = {}
     for (let round = 1; round <= maxRounds; round++) {
-      const result = await this.#request(method, { ...params, ...retry }, call, headers, tasks)
+      const result = await this.#request(method, { ...params, ...retry }, call, headers, tasks, chosen)
       if (result.resultType !== 'input_required') return result
       if (round === maxRounds) break
       onRound?.()
@@ -606,12 +619,15 @@ export class Client {
     return answers
   }
 
-  /** A task's result: 2026-07-28 polls `tasks/get` (answering with `tasks/update`); 2025 waits on `tasks/result`. */
-  async #awaitTask (created: Message, call: ToolCallOptions): Promise<unknown> {
+  /**
+   * A task's result: 2026-07-28 polls `tasks/get` (answering with `tasks/update`); 2025 waits on
+   * `tasks/result`, whose stream carries the task's progress on `token`, the call's.
+   */
+  async #awaitTask (created: Message, call: ToolCallOptions, token: string | undefined): Promise<unknown> {
     if (this.#era === 'legacy') {
       const task = isObject(created.task) ? created.task : undefined
       if (task === undefined) return created // the tool ran inline
-      return await this.#request('tasks/result', { taskId: task.taskId }, call)
+      return await this.#request('tasks/result', { taskId: task.taskId }, call, {}, false, token === undefined ? undefined : { token, sent: false })
     }
     if (created.resultType !== 'task') return created
     const taskId = created.taskId as string

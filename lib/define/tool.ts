@@ -61,8 +61,9 @@ interface ToolBase<O> {
   /** With `auth` on: how the person must have signed in (step-up, RFC 9470). */
   authentication?: Authentication
   /**
-   * Run as a task for a client that takes one: `'optional'` (inline or as a task, as the client
-   * asks), `true` or `'required'` (only as a task). The same `execute` serves every case.
+   * Run as a task for a client that takes one: `'optional'` or `true` (as a task for a client
+   * that takes one, inline for every other client), `'required'` (only as a task). The same
+   * `execute` serves every case.
    */
   task?: 'optional' | 'required' | true
   /**
@@ -156,7 +157,7 @@ export interface CompiledTool {
   readonly access: Requirement | undefined
   /** The definition's `config`, as given. */
   readonly config: Readonly<Record<string, unknown>> | undefined
-  /** The `task` option, `true` read as `'required'`; undefined for a tool that never runs as a task. */
+  /** The `task` option, `true` read as `'optional'`; undefined for a tool that never runs as a task. */
   readonly task: TaskSupport | undefined
   /**
    * MCP Apps: the `ui://` resource of its app (`resourceUri`) and the resource an inline `ui`
@@ -182,7 +183,8 @@ export type TaskSupport = 'optional' | 'required'
 function taskOf (def: ToolDefinition & { name: string }): TaskSupport | undefined {
   const task: unknown = def.task
   if (task === undefined || task === 'optional' || task === 'required') return task
-  if (task === true) return 'required'
+  // true is Sake's "runs as a task where it can": inline for a client without tasks, as 'optional'
+  if (task === true) return 'optional'
   fail(def.name, `'task' must be 'optional', 'required' or true, got ${typeof task === 'string' ? JSON.stringify(task) : kind(task)}`)
 }
 

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type, toolError, definePrompt, defineTool, userMessage } from '../../lib/index.js'
 import { createClient, RpcError, AuthChallengeError, HttpError, UnansweredInputError, type Client, type FetchLike } from '../../lib/client/index.js'
 import { build, listen } from '../helpers/app.js'
+import { legacyClient } from '../helpers/clients.js'
 
 const ERAS = ['modern', 'legacy'] as const
 
@@ -552,4 +553,48 @@ t.test('{ app } without the plugin: the path defaults to /mcp', async (t) => {
   plain.post('/mcp', async (request) => ({ jsonrpc: '2.0', id: (request.body as any).id, result: { resultType: 'complete', pong: true } }))
   t.teardown(() => plain.close())
   t.same(await createClient({ app: plain, era: 'modern' }).request('ping'), { resultType: 'complete', pong: true })
+})
+
+t.test("2025-11-25: a task's progress reaches onProgress, on the call's own token, as it reaches the v1 client", async (t) => {
+  const server = await build({ tasks: { pollInterval: 10 } })
+  server.registerTool(defineTool({
+    name: 'export',
+    task: 'required',
+    async execute (_args, ctx) {
+      // asked first, so the progress below goes out while the caller's tasks/result stream is open
+      const go = await ctx.elicit.form('go', 'Go on?', Type.Object({ yes: Type.Boolean() }))
+      ctx.progress(1, 2, 'half')
+      ctx.progress(2, 2)
+      return go.action
+    }
+  }))
+  const tokens: unknown[] = []
+  server.addHook('preHandler', async (request) => {
+    const body = request.body as any
+    if (request.method === 'POST' && typeof body?.method === 'string') tokens.push([body.method, body.params?._meta?.progressToken])
+  })
+  const endpoint = await listen(t, server)
+
+  const client = createClient({ url: endpoint, era: 'legacy', onInput: { go: { action: 'accept', content: { yes: true } } } })
+  t.teardown(() => client.close())
+  const progress: unknown[] = []
+  const result = await client.callTool('export', {}, { task: true, onProgress: (p) => progress.push(p) })
+  t.same(result.content, [{ type: 'text', text: 'accept' }])
+  t.same(progress, [{ progress: 1, total: 2, message: 'half' }, { progress: 2, total: 2 }], 'fastify-sake/client: the task\'s progress')
+  const call = tokens.find((entry: any) => entry[0] === 'tools/call') as [string, unknown]
+  t.type(call[1], 'string', 'the tools/call carried a progressToken')
+  t.same(tokens.filter((entry: any) => entry[0] === 'tasks/result'), [['tasks/result', undefined]], 'tasks/result sends no token of its own: the task keeps its call\'s')
+
+  // the official v1 client, against the same server
+  const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js')
+  const { client: v1 } = await legacyClient(t, new URL(endpoint), { name: 'v1', version: '1' }, {
+    options: { capabilities: { elicitation: {} } },
+    setup: (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { yes: true } }))
+  })
+  const seen: unknown[] = []
+  for await (const message of v1.experimental.tasks.callToolStream({ name: 'export', arguments: {} }, undefined, { task: {}, onprogress: (p) => seen.push(p) })) {
+    if (message.type === 'error') t.fail(String(message.error))
+  }
+  // the v1 client hands over the notification's params as they are (the related-task _meta too)
+  t.same(seen.map(({ progress, total, message }: any) => ({ progress, total, ...(message === undefined ? {} : { message }) })), progress, 'the v1 client got the same')
 })

@@ -1,9 +1,11 @@
 // Tasks with the official v1 client (@modelcontextprotocol/sdk 1.x, its experimental tasks API):
-// it creates a task with callToolStream, polls tasks/get, reads tasks/result, lists and cancels.
+// it creates a task with callToolStream, polls tasks/get, reads tasks/result, lists and cancels;
+// and a `task: true` tool as each era's clients see it, with and without tasks.
 import t from 'tap'
 import { Type } from '../../lib/index.js'
 import { build, listen } from '../helpers/app.js'
-import { legacyClient } from '../helpers/clients.js'
+import { createClient } from '../../lib/client/index.js'
+import { legacyClient, modernClient } from '../helpers/clients.js'
 
 t.test('the v1 client runs a tool as a task, and inline', async (t) => {
   let release!: () => void
@@ -126,4 +128,37 @@ t.test('the v1 client answers a task\'s questions on the tasks/result stream, an
   t.notOk(asked[0]._meta?.['io.modelcontextprotocol/related-task'], 'asked in the request: no task yet')
   t.ok(created?.taskId, 'then the task')
   t.same(result.content, [{ type: 'text', text: 'hello Ada' }])
+})
+
+t.test('task: true runs inline for a client without tasks and as a task for one with them, in both eras', async (t) => {
+  const app = await build({
+    tasks: { pollInterval: 10 },
+    tools: [{ name: 'either', task: true, args: { n: Type.Number() }, output: { doubled: Type.Number() }, execute: async ({ n }: { n: number }) => ({ doubled: n * 2 }) }] as any
+  })
+  const url = new URL(await listen(t, app))
+
+  // 2026-07-28: server-directed, so the extension declared or not decides
+  const { client: plain } = await modernClient(t, url, { name: 'v2', version: '1' })
+  const inline = await plain.callTool({ name: 'either', arguments: { n: 2 } })
+  t.same(inline.structuredContent, { doubled: 4 }, 'no tasks extension: the result inline, not -32021')
+  const { client: tasked } = await modernClient(t, url, { name: 'v2-tasks', version: '1' }, { options: { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } })
+  // this SDK does not speak the tasks extension: it reports the task it got as a result type it cannot read
+  await t.rejects(tasked.callTool({ name: 'either', arguments: { n: 3 } }), { message: /Unsupported result type 'task'/, data: { resultType: 'task', method: 'tools/call' } }, 'the extension declared: a task')
+  const sake = createClient({ url: url.toString(), era: 'modern' })
+  t.teardown(() => sake.close())
+  t.same((await sake.callTool('either', { n: 5 }, { task: true })).structuredContent, { doubled: 10 }, "fastify-sake's client follows that task to its result")
+
+  // 2025-11-25: listed as optional; params.task decides
+  const { client: v1 } = await legacyClient(t, url, { name: 'v1', version: '1' })
+  const { tools } = await v1.listTools()
+  t.same(tools.find((tool) => tool.name === 'either')?.execution, { taskSupport: 'optional' })
+  t.same((await v1.callTool({ name: 'either', arguments: { n: 4 } })).structuredContent, { doubled: 8 }, 'no params.task: inline, not -32601')
+  const kinds: string[] = []
+  let result: any
+  for await (const message of v1.experimental.tasks.callToolStream({ name: 'either', arguments: { n: 21 } }, undefined, { task: {} })) {
+    kinds.push(message.type)
+    if (message.type === 'result') result = message.result
+  }
+  t.equal(kinds[0], 'taskCreated', 'params.task: a task')
+  t.same(result?.structuredContent, { doubled: 42 })
 })

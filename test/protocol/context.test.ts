@@ -1,5 +1,6 @@
 // What a tool's `ctx` carries in each era: the Fastify request, a child logger bound to the tool
-// and request, an AbortSignal that fires when the client goes away, and who is calling.
+// and request, an AbortSignal that fires when the client goes away, and who is calling; and
+// `ctx.progress`, silent for a call that sent no progressToken.
 import t from 'tap'
 import { request as httpRequest } from 'node:http'
 import type { FastifyInstance } from 'fastify'
@@ -7,6 +8,7 @@ import { Type, type ToolContext } from '../../lib/index.js'
 import { build, deferred, listen, portOf } from '../helpers/app.js'
 import { openSession, modernCall, modernMeta, modernPost, send, sessionPost } from '../helpers/requests.js'
 import { captureLog } from '../helpers/logs.js'
+import { sseMessages } from '../helpers/sse.js'
 
 interface Seen { ctx: ToolContext, signalIsAbortSignal: boolean, abortedAtStart: boolean, hasRaw: boolean }
 
@@ -144,4 +146,37 @@ t.test('a finished call does not abort its signal', async (t) => {
   t.equal(res.status, 200)
   await res.text()
   t.equal(signal?.aborted, false, 'the normal end of a response is not a cancellation')
+})
+
+t.test('ctx.progress sends nothing to a call without a progressToken, even on a stream (both eras)', async (t) => {
+  const server = await build()
+  server.registerTool({
+    name: 'reports',
+    stream: true,
+    execute: (_args, ctx) => {
+      ctx.progress(1, 2, 'half')
+      ctx.progress(2, 2, 'done')
+      return 'reported'
+    }
+  })
+  const url = await listen(t, server)
+  const session = await openSession(server, '2025-11-25')
+  const calls = {
+    modern: (meta: Record<string, unknown>) => modernPost({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'reports', arguments: {}, _meta: modernMeta(meta) } }),
+    legacy: (meta: Record<string, unknown>) => sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'reports', arguments: {}, _meta: meta } })
+  }
+  for (const [era, call] of Object.entries(calls)) {
+    const raw = async (meta: Record<string, unknown>): Promise<{ type: string | null, messages: any[] }> => {
+      const options = call(meta)
+      const res = await fetch(url, { method: 'POST', headers: options.headers as Record<string, string>, body: options.payload as string })
+      return { type: res.headers.get('content-type'), messages: sseMessages(await res.text()) }
+    }
+    const without = await raw({})
+    t.match(without.type, /^text\/event-stream/, `${era}: stream: true answers as events`)
+    t.same(without.messages.map((m) => m.method ?? 'answer'), ['answer'], `${era}: no notifications/progress without a progressToken`)
+    t.same(without.messages.at(-1).result.content, [{ type: 'text', text: 'reported' }])
+    // the same call with a token: the tool does report, so the silence above is the token's absence
+    const withToken = await raw({ progressToken: 'p' })
+    t.same(withToken.messages.map((m) => m.params?.progress ?? 'answer'), [1, 2, 'answer'], `${era}: with a progressToken, both reports`)
+  }
 })

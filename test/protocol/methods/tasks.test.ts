@@ -38,7 +38,7 @@ async function app (extra: Record<string, unknown> = {}, fastify: Record<string,
           return { doubled: n * 2 }
         }
       },
-      { name: 'must', task: true, execute: () => 'as a task' },
+      { name: 'must', task: 'required', execute: () => 'as a task' },
       { name: 'fails', task: 'optional', execute: () => toolError('nope') },
       { name: 'throws', task: 'optional', execute: () => { throw new Error('secret detail') } },
       { name: 'meta', task: 'optional', execute: () => withMeta('ok', { trace: 'abc' }) },
@@ -238,7 +238,7 @@ t.test('another session (auth off) or another subject (auth on) cannot see a tas
   t.same((await send(server, sessionPost(theirs, V, req(3, 'tasks/list', {})))).body.result.tasks, [])
 
   const issuer = await startIssuer(t)
-  const secured = await authApp(issuer, {}, { tools: [{ name: 'must', task: true, execute: () => 'ok' }, { name: 'more', task: true, execute: () => { throw new InsufficientScopeError(['files:write']) } }] as any })
+  const secured = await authApp(issuer, {}, { tools: [{ name: 'must', task: 'required', execute: () => 'ok' }, { name: 'more', task: true, execute: () => { throw new InsufficientScopeError(['files:write']) } }] as any })
   t.teardown(() => secured.close())
   const alice = bearer(await issuer.sign({ sub: 'alice' }))
   const bob = bearer(await issuer.sign({ sub: 'bob' }))
