@@ -169,14 +169,18 @@ t.test('ctx.progress sends nothing to a call without a progressToken, even on a 
     const raw = async (meta: Record<string, unknown>): Promise<{ type: string | null, messages: any[] }> => {
       const options = call(meta)
       const res = await fetch(url, { method: 'POST', headers: options.headers as Record<string, string>, body: options.payload as string })
-      return { type: res.headers.get('content-type'), messages: sseMessages(await res.text()) }
+      const type = res.headers.get('content-type')
+      const text = await res.text()
+      return { type, messages: type === 'text/event-stream' ? sseMessages(text) : [JSON.parse(text)] }
     }
     const without = await raw({})
-    t.match(without.type, /^text\/event-stream/, `${era}: stream: true answers as events`)
+    // a stream opens at the first event: with nothing sent, the answer stays JSON
+    t.match(without.type, /^application\/json/, `${era}: nothing sent, so no stream opened`)
     t.same(without.messages.map((m) => m.method ?? 'answer'), ['answer'], `${era}: no notifications/progress without a progressToken`)
     t.same(without.messages.at(-1).result.content, [{ type: 'text', text: 'reported' }])
     // the same call with a token: the tool does report, so the silence above is the token's absence
     const withToken = await raw({ progressToken: 'p' })
+    t.equal(withToken.type, 'text/event-stream', `${era}: with a progressToken, its first report opens the stream`)
     t.same(withToken.messages.map((m) => m.params?.progress ?? 'answer'), [1, 2, 'answer'], `${era}: with a progressToken, both reports`)
   }
 })
