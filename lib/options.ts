@@ -88,7 +88,10 @@ export interface SakeOptions {
   pageSize?: number
   /** Largest accepted POST body, in bytes. Default 1 MiB. */
   bodyLimit?: number
-  /** Milliseconds between keep-alive comments on an open event stream; 0 sends none. Default 15,000. */
+  /**
+   * Milliseconds between keep-alive comments on an open event stream, and how long a streaming call
+   * may stay silent before its stream opens (a proxy waits for headers); 0: neither. Default 15,000.
+   */
   keepAlive?: number
   /** Legacy session settings. */
   sessions?: SessionOptions
