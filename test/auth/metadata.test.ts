@@ -104,6 +104,10 @@ t.test('one server in a child context, then one at the root itself: the same', a
   t.match(await document(app, '/.well-known/oauth-protected-resource/a/mcp'), { status: 200, body: { resource: 'https://x.example.com/a/mcp', scopes_supported: ['a:only'] } })
   t.match(await document(app, '/.well-known/oauth-protected-resource/b/mcp'), { status: 200, body: { resource: 'https://x.example.com/b/mcp', scopes_supported: ['b:only'] } })
   t.equal((await document(app, '/.well-known/oauth-protected-resource')).status, 404)
+  for (const path of ['/a/mcp', '/b/mcp']) {
+    const refused = await app.inject({ ...modernRequest('tools/list'), url: path })
+    t.equal(refused.headers['www-authenticate'], `Bearer resource_metadata="https://x.example.com/.well-known/oauth-protected-resource${path}"`, `${path} answers as its own server`)
+  }
 })
 
 t.test('the root form is the document of the server whose resource is at the root, whichever registers first', async (t) => {
