@@ -23,6 +23,7 @@ import { RequestStateSealer } from './state/request-state.js'
 import { serverContext } from './protocol/server.js'
 import { Sessions } from './protocol/session/sessions.js'
 import { metadataRoutes } from './auth/metadata.js'
+import { addToCatalogue } from './auth/catalogue.js'
 import { underPrefix } from './auth/options.js'
 import { requestInfo } from './http/request-info.js'
 import { kMcpRoute, routes } from './http/routes.js'
@@ -52,6 +53,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const path = app.prefix === '' || options.path !== '/' ? app.prefix + options.path : app.prefix
   const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
   const registry = new Registry(options.scopes)
+  // the app's scope catalogue (mcpScopes), across its servers: a scope described otherwise elsewhere fails here
+  addToCatalogue(app, { name: options.info.name, path, resource: auth?.resource ?? null, registry, scopes: options.scopes })
   const { sessions, bus, events, taskStore, close } = await openStores(options, app.log)
   const server = serverContext({
     info: options.info,
@@ -223,6 +226,7 @@ export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptio
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'
 export type { ScopeInfo } from './auth/scopes.js'
+export { mcpScopes, type AppScopeInfo, type ServerScopeInfo } from './auth/catalogue.js'
 export type { Session, SessionStore } from './state/session-store.js'
 export type { Bus, BusEvent, BusListener, ListName } from './state/bus.js'
 export type { EventStore, StoredEvent, Replay } from './state/event-store.js'

@@ -8,7 +8,7 @@ import sake, {
   type ToolContext, type ToolDefinition, type DefinedTool, type McpView, type SessionStore, type Session
 } from 'fastify-sake'
 import { definePrompt, defineResource, userMessage, assistantMessage, type DefinedPrompt } from 'fastify-sake'
-import { AuthorizationError, type AuthInfo, type Caller, type ScopeInfo } from 'fastify-sake'
+import { AuthorizationError, mcpScopes, type AuthInfo, type Caller, type ScopeInfo, type AppScopeInfo, type ServerScopeInfo } from 'fastify-sake'
 
 /** Fails to compile unless T is exactly Expected. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
@@ -381,6 +381,21 @@ secured.get('/whoami', async (request) => request.mcpAuth?.subject ?? null)
 const scopeInfo: ScopeInfo[] = secured.mcp.scopes()
 expectType<string>()(scopeInfo[0].description)
 expectType<readonly string[]>()(scopeInfo[0].tools)
+// the app's catalogue across its servers, from the app or any context of it
+const catalogue = mcpScopes(secured)
+expectType<AppScopeInfo[]>()(catalogue)
+expectType<string>()(catalogue[0].description)
+expectType<readonly ServerScopeInfo[]>()(catalogue[0].servers)
+expectType<string | null>()(catalogue[0].servers[0].resource)
+expectType<string>()(catalogue[0].servers[0].path)
+expectType<readonly string[]>()(catalogue[0].servers[0].prompts)
+secured.get('/consent', async (request) => mcpScopes(request.server).map(({ scope, description }) => ({ scope, description })))
+// @ts-expect-error it takes the Fastify instance
+mcpScopes()
+// @ts-expect-error a request is not the instance (request.server is)
+secured.get('/wrong', async (request) => mcpScopes(request))
+// @ts-expect-error the catalogue is read-only
+catalogue[0].servers[0].tools.push('x')
 const refusal = new AuthorizationError(403, 'Forbidden', 'Bearer error="insufficient_scope"')
 expectType<string>()(refusal.challenge)
 expectType<number>()(refusal.status)

@@ -1,10 +1,11 @@
 // The real clients against a server with auth on, over a real port: the 2026-07-28 client follows
 // the 401 challenge to the metadata document and retries with a token; the 2025 SDK client works
-// with a token and is refused without one.
+// with a token and is refused without one; with two servers in one app, the 2026-07-28 client's own
+// OAuth (client credentials) finds the second server's document and asks for its resource and scopes.
 import t, { type Test } from 'tap'
-import type { FastifyInstance } from 'fastify'
-import { Type } from '../../lib/index.js'
-import { build, freePort, listen } from '../helpers/app.js'
+import Fastify, { type FastifyInstance } from 'fastify'
+import sake, { Type } from '../../lib/index.js'
+import { build, freePort, listen, portOf } from '../helpers/app.js'
 import { SCOPES, startIssuer, type Issuer } from '../helpers/tokens.js'
 import { legacyClient, modernClient } from '../helpers/clients.js'
 
@@ -71,4 +72,74 @@ t.test('2025 SDK client: a session with a token; without one, the 401', async (t
   t.ok(failed, 'connect is refused')
   t.equal(failed!.code, 401)
   t.match(failed!.message, /Unauthorized: this MCP server needs an OAuth access token/)
+})
+
+/**
+ * An OAuth authorization server for the client credentials grant: its metadata (RFC 8414) and a token
+ * endpoint that signs, with `issuer`'s JWKS key, a token for the `resource` and `scope` asked for.
+ */
+async function startAuthorizationServer (t: Test, issuer: Issuer): Promise<{ url: string, grants: Array<Record<string, string | undefined>> }> {
+  const server = Fastify()
+  const grants: Array<Record<string, string | undefined>> = []
+  let url = ''
+  server.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+  server.get('/.well-known/oauth-authorization-server', async () => ({
+    issuer: url,
+    authorization_endpoint: `${url}/authorize`,
+    token_endpoint: `${url}/token`,
+    response_types_supported: ['code'],
+    grant_types_supported: ['client_credentials'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic']
+  }))
+  server.post('/token', async (request) => {
+    const form = request.body as Record<string, string>
+    grants.push({ ...form, authorization: request.headers.authorization })
+    return { access_token: await issuer.sign({ sub: 'robot', iss: url, aud: form.resource, scope: form.scope }), token_type: 'Bearer', expires_in: 3600 }
+  })
+  await listen(t, server)
+  url = `http://127.0.0.1:${portOf(server)}`
+  return { url, grants }
+}
+
+t.test('two servers in one app: a 2026-07-28 client with client credentials discovers the second\'s own metadata, resource and scopes', async (t) => {
+  const issuer = await startIssuer(t)
+  const as = await startAuthorizationServer(t, issuer)
+  const port = await freePort()
+  const origin = `http://127.0.0.1:${port}`
+  const app = Fastify()
+  const wellKnown: string[] = []
+  app.addHook('onRequest', async (request) => { if (request.url.startsWith('/.well-known/')) wellKnown.push(request.url) })
+  const servers: Array<{ name: string, path: string, scopes: Record<string, string> }> = [
+    { name: 'issues', path: '/issues/mcp', scopes: { 'issues:read': 'Read issues' } },
+    { name: 'admin', path: '/admin/mcp', scopes: { 'issues:read': 'Read issues', 'admin:users': 'Manage users' } }
+  ]
+  for (const { name, path, scopes } of servers) {
+    await app.register(async (child) => {
+      await child.register(sake, { name, version: '1', path, scopes, auth: { resource: origin + path, authorizationServers: [as.url], jwks: issuer.jwks } })
+      child.registerTool({ name: 'whoami', scope: 'issues:read', execute: (_args, ctx) => `${ctx.auth!.subject} on ${name} with ${ctx.auth!.scopes.join(' ')}` })
+    })
+  }
+  await listen(t, app, { port })
+
+  const { ClientCredentialsProvider, discoverOAuthServerInfo } = await import('@modelcontextprotocol/client')
+  const authProvider = new ClientCredentialsProvider({ clientId: 'robot', clientSecret: 's3cret', expectedIssuer: as.url })
+  const url = new URL(`${origin}/admin/mcp`)
+  const { client } = await modernClient(t, url, { name: 'robot', version: '1' }, { transport: { authProvider } })
+  const result = await client.callTool({ name: 'whoami', arguments: {} })
+  t.same(result.content, [{ type: 'text', text: 'robot on admin with issues:read admin:users' }], 'the token works on the second server')
+  t.same(wellKnown, ['/.well-known/oauth-protected-resource/admin/mcp'], 'the 401 named the second server\'s own document, and the client read only that one')
+  t.equal(as.grants.length, 1)
+  t.match(as.grants[0], {
+    grant_type: 'client_credentials',
+    resource: `${origin}/admin/mcp`,
+    scope: 'issues:read admin:users',
+    authorization: `Basic ${Buffer.from('robot:s3cret').toString('base64')}`
+  }, 'a token for the second server\'s resource, with exactly its scopes_supported (no scope in the challenge of server/discover)')
+
+  // without a challenge to follow, the client builds the well-known URIs itself: the path-suffixed form first
+  const found = await discoverOAuthServerInfo(url)
+  t.same(found.resourceMetadata, { resource: `${origin}/admin/mcp`, authorization_servers: [as.url], bearer_methods_supported: ['header'], scopes_supported: ['issues:read', 'admin:users'] })
+  t.equal(found.authorizationServerUrl, as.url)
 })
