@@ -184,7 +184,7 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox'
 export { defineTool, StringEnum } from './define/tool.js'
 export type {
   ToolDefinition, DefinedTool, ToolAnnotations, OutputSpec, OutputOf, ToolReturn,
-  ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition, Prepared
+  ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition, Prepared, ArgumentName
 } from './define/tool.js'
 export type { RequestContext, ToolContext, CompletionContext } from './define/context.js'
 export type { AuthInfo, ClientInfo, ServerInfo } from './spec/types.js'
@@ -195,7 +195,7 @@ export type { McpRouteOptions } from './http/route-options.js'
 export type { McpRouteConfig } from './http/route-tools/schema.js'
 export { REQUEST_CHANNEL, type McpRequestTrace } from './http/tracing.js'
 export type {
-  InputContext, Elicit, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,
+  InputContext, Elicit, FormOptions, FormOutcome, FormContent, UrlOutcome, SampleOutcome, RootsOutcome, SamplingParams, SamplingMessage,
   SampledMessage, Root, Unsupported, Declined, Cancelled
 } from './define/input.js'
 export { text, image, audio, resource, resourceLink } from './define/content.js'
@@ -211,6 +211,7 @@ export type { PromptDefinition, TypedPromptDefinition, DefinedPrompt, PromptArgu
 export type { WithMeta, WithText, ToolErrorResult, CallToolResult } from './define/result.js'
 export type { InlineUi, UiResourceMeta, UiCsp, UiPermissions, Visibility } from './define/apps.js'
 export { APPS_EXTENSION, APP_MIME_TYPE } from './spec/apps.js'
+export { TOOL_COMPLETION_EXTENSION } from './spec/completion.js'
 export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,

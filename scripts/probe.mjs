@@ -542,7 +542,7 @@ async function probeModern (app) {
   await show('m completion template unknown var', app.inject(modern('completion/complete', { ref: { type: 'ref/resource', uri: 'users://{id}/profile' }, argument: { name: 'nope', value: '' } })))
   await show('m completion unknown prompt', app.inject(modern('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } })))
   await show('m completion unknown template', app.inject(modern('completion/complete', { ref: { type: 'ref/resource', uri: 'nope://{x}' }, argument: { name: 'x', value: '' } })))
-  await show('m completion bad ref type', app.inject(modern('completion/complete', { ref: { type: 'ref/tool', name: 'add' }, argument: { name: 'x', value: '' } })))
+  await show('m completion bad ref type', app.inject(modern('completion/complete', { ref: { type: 'ref/nope', name: 'add' }, argument: { name: 'x', value: '' } })))
 
   // asking the client (multi round-trip)
   const elicits = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } } }

@@ -3,7 +3,7 @@
 import Fastify from 'fastify'
 import sake from 'fastify-sake'
 import {
-  createClient, Client, RpcError, AuthChallengeError, HttpError, UnansweredInputError, SakeClientOptionError,
+  createClient, Client, RpcError, AuthChallengeError, HttpError, UnansweredInputError, SakeClientOptionError, TOOL_COMPLETION_EXTENSION,
   type CallToolResult, type ClientOptions, type OnInput, type InputRequest, type Tool, type ServerDescription
 } from 'fastify-sake/client'
 
@@ -67,6 +67,11 @@ await inProcess.callTool('greet', {}, { onInput: { who: { action: 'decline' } },
 expectType<Tool[]>()(await inProcess.listTools({ fresh: true }))
 expectType<ServerDescription>()(await inProcess.discover())
 expectType<string[]>()((await inProcess.complete({ type: 'ref/prompt', name: 'p' }, { name: 'a', value: '' })).completion.values)
+// a tool's argument (the fastify-sake extension a server advertises under TOOL_COMPLETION_EXTENSION)
+expectType<'io.github.fastify-sake/tool-completion'>()(TOOL_COMPLETION_EXTENSION)
+expectType<string[]>()((await inProcess.complete({ type: 'ref/tool', name: 'deploy' }, { name: 'service', value: 'a' }, { env: 'staging' })).completion.values)
+// @ts-expect-error a tool is referred to by its name
+await inProcess.complete({ type: 'ref/tool', uri: 'deploy' }, { name: 'service', value: '' })
 expectType<'modern' | 'legacy' | undefined>()(inProcess.era)
 // @ts-expect-error prompt arguments are strings
 await inProcess.getPrompt('p', { n: 1 })

@@ -140,6 +140,37 @@ app.registerTool([untyped])
 // @ts-expect-error nor in the tools option
 await Fastify().register(sake, { name: 'x', version: '1', tools: [untyped] })
 
+// ---- complete: `arg` is one of the tool's argument names, from `args` or a whole TypeBox `input`
+app.registerTool({
+  name: 'deploy',
+  args: { service: Type.String(), env: StringEnum(['staging', 'production']) },
+  execute ({ service, env }) { return `${service} to ${env}` },
+  complete (arg, partial, ctx) {
+    expectType<'service' | 'env'>()(arg)
+    expectType<string>()(partial)
+    expectType<Readonly<Record<string, string>>>()(ctx.arguments)
+    // @ts-expect-error 'region' is not an argument of this tool
+    if (arg === 'region') return []
+    return arg === 'env' ? { values: ['staging', 'production'], total: 2, hasMore: false } : [partial]
+  }
+})
+app.registerTool({
+  name: 'search',
+  input: Type.Object({ q: Type.String(), limit: Type.Optional(Type.Integer()) }),
+  execute: ({ q }) => q,
+  complete: async (arg) => { expectType<'q' | 'limit'>()(arg); return [arg] }
+})
+app.registerTool({
+  name: 'raw_complete',
+  input: { type: 'object', properties: { q: { type: 'string' } } },
+  execute: () => 'x',
+  complete: (arg) => { expectType<string>()(arg); return [] }
+})
+const completing = defineTool({ name: 'completing', args: { a: Type.String() }, execute: ({ a }) => a, complete: (arg) => { expectType<'a'>()(arg); return [] } })
+app.registerTool([completing, echo])
+// @ts-expect-error complete returns strings
+app.registerTool({ name: 'bad_complete', args: { a: Type.String() }, execute: () => 'x', complete: () => [1] })
+
 // @ts-expect-error execute is required
 app.registerTool({ name: 'no_execute' })
 // @ts-expect-error annotations are booleans
@@ -253,6 +284,11 @@ app.registerTool({
     }
     const plain = await ctx.elicit.form('p', 'P?', { type: 'object', properties: { x: { type: 'string' } } })
     if (plain.action === 'accept') expectType<Record<string, unknown>>()(plain.content)
+    // a form offering the handler's own completions keeps its content type
+    const picked = await ctx.elicit.form('pick', 'Which?', Type.Object({ service: Type.String() }), { complete: ['service'] })
+    if (picked.action === 'accept') expectType<string>()(picked.content.service)
+    // @ts-expect-error complete lists property names
+    await ctx.elicit.form('pick', 'Which?', Type.Object({ service: Type.String() }), { complete: 'service' })
     const sampled = await ctx.sample('s', { messages: [{ role: 'user', content: { type: 'text', text: 'q' } }], maxTokens: 5 })
     if (sampled.action === 'accept') expectType<string>()(sampled.message.model)
     // @ts-expect-error maxTokens is required

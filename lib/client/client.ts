@@ -232,7 +232,10 @@ export class Client {
     return await this.#rounds('prompts/get', { name, arguments: args }, options, {}, false) as GetPromptResult
   }
 
-  /** `completion/complete`: values for `argument` of a prompt or resource template, given what is typed so far. */
+  /**
+   * `completion/complete`: values for `argument` of a prompt, a resource template or (`ref/tool`, on
+   * a server that advertises `TOOL_COMPLETION_EXTENSION`) a tool, given what is typed so far.
+   */
   async complete (ref: CompleteRef, argument: { name: string, value: string }, context: Record<string, string> = {}, options: RequestOptions = {}): Promise<CompleteResult> {
     checkCallOptions(options)
     await this.#ready()

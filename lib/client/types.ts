@@ -51,8 +51,12 @@ export interface Prompt { name: string, title?: string, description?: string, ar
 export interface PromptMessage { role: 'user' | 'assistant', content: Content }
 export interface GetPromptResult { description?: string, messages: PromptMessage[], _meta?: Meta, [key: string]: unknown }
 
-/** `completion/complete`'s target: a prompt by name, or a resource template by its URI template. */
-export type CompleteRef = { type: 'ref/prompt', name: string } | { type: 'ref/resource', uri: string }
+/**
+ * `completion/complete`'s target: a prompt by name, a resource template by its URI template, or a
+ * tool by name (`ref/tool`: an extension of fastify-sake servers, `TOOL_COMPLETION_EXTENSION`,
+ * which they advertise in `capabilities.extensions`; other servers answer -32602).
+ */
+export type CompleteRef = { type: 'ref/prompt', name: string } | { type: 'ref/resource', uri: string } | { type: 'ref/tool', name: string }
 export interface CompleteResult { completion: { values: string[], total?: number, hasMore?: boolean }, _meta?: Meta, [key: string]: unknown }
 
 /** What the server says of itself: `server/discover` (2026-07-28) or `initialize` (2025). */

@@ -62,13 +62,24 @@ export type RootsOutcome = { readonly action: 'accept', readonly roots: Root[] }
 /** The content type of a form: the TypeBox schema's static type, or a plain record. */
 export type FormContent<S> = S extends TSchema ? Static<S> : Record<string, unknown>
 
+/** The options of `ctx.elicit.form`. */
+export interface FormOptions {
+  /**
+   * String properties of the form that ask for one of the handler's own arguments (a tool's or a
+   * prompt's, a template's variable), by name: each offers the values its `complete` gives for it
+   * (nothing typed, the call's other arguments as context) as the only choices, when they are the
+   * whole list (no `hasMore`, no larger `total`); otherwise it stays free text.
+   */
+  complete?: readonly string[]
+}
+
 /** `ctx.elicit`: ask the person, with a form or by sending them to a URL. */
 export interface Elicit {
   /**
    * Asks the person to fill in a form (`requestedSchema`: an object of primitive properties).
    * `key` names the question: unique within the handler, stable across rounds.
    */
-  form<S extends TSchema | Record<string, unknown>> (key: string, message: string, schema: S): Promise<FormOutcome<FormContent<S>>>
+  form<S extends TSchema | Record<string, unknown>> (key: string, message: string, schema: S, options?: FormOptions): Promise<FormOutcome<FormContent<S>>>
   /** Asks the person to open `url` (2025-11-25 sessions and the 2026-07-28 revision only). */
   url (key: string, message: string, url: string): Promise<UrlOutcome>
 }

@@ -142,6 +142,12 @@ export class Registry {
     return false
   }
 
+  /** Whether a tool has `complete`: the tool completion extension (`spec/completion.ts`) is advertised then. */
+  completesTools (): boolean {
+    for (const tool of this.tools.values()) if (tool.definition.complete !== undefined) return true
+    return false
+  }
+
   get sealed (): boolean {
     return this.ready
   }

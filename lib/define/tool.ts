@@ -12,7 +12,8 @@ import { extractHeaders, type HeaderParam } from './header-params.js'
 import type { Icon } from './content.js'
 import { checkCommonFields, checkKnownKeys } from './common-fields.js'
 import type { ToolErrorResult, WithMeta, WithText } from './result.js'
-import type { ToolContext } from './context.js'
+import type { CompletionContext, ToolContext } from './context.js'
+import type { CompletionReturn } from './resource.js'
 import { requirementOf, type Authentication, type Requirement, type ScopeRequirement } from './access.js'
 import { META_UI_RESOURCE_URI } from '../spec/apps.js'
 import { inlineUiResource, isUiUri, visibilityOf, type InlineUi, type Visibility } from './apps.js'
@@ -89,6 +90,19 @@ interface ToolBase<O> {
 export type Prepared<P> = P | ToolErrorResult
 
 /**
+ * `complete(arg, partial, ctx)` (optional): suggestions for one argument, given what is typed so
+ * far (`completion/complete` with `{ type: 'ref/tool', name }`, this server's extension; and the
+ * values a form of `ctx.elicit.form(..., { complete: [arg] })` offers). `arg` is one of the tool's
+ * argument names.
+ */
+interface Completing<Name extends string> {
+  complete? (arg: Name, partial: string, ctx: CompletionContext): CompletionReturn | Promise<CompletionReturn>
+}
+
+/** The argument names of a whole input schema: its properties' for a TypeBox object, else any string. */
+export type ArgumentName<I> = I extends TObject<infer P> ? Extract<keyof P, string> : string
+
+/**
  * `prepare(args, ctx)` (optional) runs before `execute` in the request itself and returns the
  * arguments `execute` receives, typed by what it returns. It may ask the client (`ctx.elicit`):
  * the place for a question whose answer decides whether the work starts at all.
@@ -98,21 +112,21 @@ interface Preparing<In, P> {
 }
 
 /** A tool whose arguments are a map of TypeBox properties; `execute` gets them typed. */
-export interface ArgsToolDefinition<A extends TProperties, O extends OutputSpec | undefined, P = Static<TObject<A>>> extends ToolBase<O>, Preparing<Static<TObject<A>>, P> {
+export interface ArgsToolDefinition<A extends TProperties, O extends OutputSpec | undefined, P = Static<TObject<A>>> extends ToolBase<O>, Preparing<Static<TObject<A>>, P>, Completing<Extract<keyof A, string>> {
   args?: A
   input?: undefined
   execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
 /** A tool whose whole input schema is one TypeBox schema (Sake's `input_schema`). */
-export interface SchemaToolDefinition<I extends TSchema, O extends OutputSpec | undefined, P = Static<I>> extends ToolBase<O>, Preparing<Static<I>, P> {
+export interface SchemaToolDefinition<I extends TSchema, O extends OutputSpec | undefined, P = Static<I>> extends ToolBase<O>, Preparing<Static<I>, P>, Completing<ArgumentName<I>> {
   args?: undefined
   input: I
   execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
 /** A tool whose input schema is a plain JSON Schema object; its arguments are untyped. */
-export interface JsonSchemaToolDefinition<O extends OutputSpec | undefined, P = Record<string, unknown>> extends ToolBase<O>, Preparing<Record<string, unknown>, P> {
+export interface JsonSchemaToolDefinition<O extends OutputSpec | undefined, P = Record<string, unknown>> extends ToolBase<O>, Preparing<Record<string, unknown>, P>, Completing<string> {
   args?: undefined
   input: Record<string, unknown>
   execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
@@ -124,6 +138,7 @@ export interface ToolDefinition extends ToolBase<OutputSpec | undefined> {
   input?: TSchema | Record<string, unknown>
   prepare? (args: any, ctx: ToolContext): unknown
   execute (args: any, ctx: ToolContext): unknown
+  complete? (arg: string, partial: string, ctx: CompletionContext): CompletionReturn | Promise<CompletionReturn>
 }
 
 declare const defined: unique symbol
@@ -145,6 +160,8 @@ export interface CompiledTool {
   /** The `Tool` object of `tools/list`, per era. */
   readonly wire: Readonly<Record<Era, Record<string, unknown>>>
   readonly validate: ValidateFunction
+  /** The argument names: the input schema's top-level properties, in order (what `complete` completes). */
+  readonly arguments: readonly string[]
   readonly validateOutput: ValidateFunction | undefined
   /** Whether the output schema's root is an object (legacy clients need that). */
   readonly objectOutput: boolean
@@ -175,7 +192,7 @@ export interface CompiledTool {
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const NO_SCOPES: ReadonlyMap<string, string> = new Map()
-const KNOWN_KEYS = ['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config', 'task', 'ui', 'visibility']
+const KNOWN_KEYS = ['name', 'title', 'description', 'icons', 'annotations', 'meta', 'ttl', 'stream', 'args', 'input', 'output', 'prepare', 'execute', 'scope', 'authentication', 'config', 'task', 'ui', 'visibility', 'complete']
 
 /** How a tool runs as a task (`execution.taskSupport` in 2025-11-25 `tools/list`). */
 export type TaskSupport = 'optional' | 'required'
@@ -342,6 +359,7 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
   checkKnownKeys(def as unknown as Record<string, unknown>, KNOWN_KEYS, (message) => fail(def.name, message))
   if (typeof def.execute !== 'function') fail(def.name, `'execute' must be a function (args, ctx) => result, got ${kind(def.execute)}`)
   if (def.prepare !== undefined && typeof def.prepare !== 'function') fail(def.name, `'prepare' must be a function (args, ctx) => arguments for execute, got ${kind(def.prepare)}`)
+  if (def.complete !== undefined && typeof def.complete !== 'function') fail(def.name, `'complete' must be a function (arg, partial, ctx) => values, got ${kind(def.complete)}`)
   checkOptional(def)
   const task = taskOf(def)
   const apps = appsOf(def)
@@ -374,6 +392,7 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
     ui: apps?.ui,
     appOnly,
     validate,
+    arguments: Object.freeze(isObject(inputSchema.properties) ? Object.keys(inputSchema.properties) : []),
     validateOutput,
     objectOutput: outputSchema === undefined || outputSchema.type === 'object',
     headers: Object.freeze(headers),

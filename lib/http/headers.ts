@@ -117,8 +117,9 @@ function checkRequestHeaders (headers: IncomingHttpHeaders, request: InboundRequ
     throw mismatch(`Mcp-Method header value ${quote(sentMethod)} does not match body value ${quote(method)}`)
   }
   checkNameHeader(headers, request, required)
-  // only a tool has Mcp-Param-* headers; an unknown tool has none: the method answers -32602 for it
-  if (target?.kind === 'tool' && target.headers.length > 0) checkParamHeaders(headers, target, request.params!.arguments, required)
+  // only a tool's call has Mcp-Param-* headers (not a completion naming the tool, ref/tool); an
+  // unknown tool has none: the method answers -32602 for it
+  if (target?.kind === 'tool' && target.headers.length > 0 && request.facts!.target === 'tool') checkParamHeaders(headers, target, request.params!.arguments, required)
 }
 
 function checkNameHeader (headers: IncomingHttpHeaders, request: InboundRequest, required: boolean): void {

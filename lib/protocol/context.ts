@@ -1,17 +1,20 @@
 /**
  * The contexts handlers get. `FeatureContext`: what a resource's `read`, a prompt's `get` and a
- * `complete` callback get, who is asking and over what. `CallContext`: a tool's, the same plus the
- * tool's ways to talk back while it runs (progress, log messages, closing a resumable stream's
- * connection). Their logger and abort signal are made on first use: most calls never touch them,
- * and the hot path should not pay for a pino child and an AbortController it does not need.
+ * `complete` callback (`completionContext`) get, who is asking and over what. `CallContext`: a
+ * tool's, the same plus the tool's ways to talk back while it runs (progress, log messages,
+ * closing a resumable stream's connection). Their logger and abort signal are made on first use:
+ * most calls never touch them, and the hot path should not pay for a pino child and an
+ * AbortController it does not need.
  */
 import { SEVERITY, type LogLevel } from '../spec/log-levels.js'
 import type { Logger } from '../spec/types.js'
-import type { RequestContext } from '../define/context.js'
+import { isObject } from '../values.js'
+import type { CompletionContext, RequestContext } from '../define/context.js'
 import type { Elicit, RootsOutcome, SampleOutcome, SamplingParams } from '../define/input.js'
 import type { Call, Channel } from './call.js'
+import { completerOf, completionOf, wholeList } from './completer.js'
 import type { Asker, InputSettings } from './input/asker.js'
-import { ClientInput } from './input/client-input.js'
+import { ClientInput, type Offers } from './input/client-input.js'
 import { RoundTrip, type Retry } from './input/round-trip.js'
 import { StreamAsker } from './input/stream-asker.js'
 
@@ -83,7 +86,7 @@ export class FeatureContext implements RequestContext {
 
   /** Made on the first question: most handlers never ask one. */
   private input (): ClientInput {
-    this.clientInput ??= new ClientInput(this.call, this.asks ? this.asker() : undefined, this.settings.validators)
+    this.clientInput ??= new ClientInput(this.call, this.asks ? this.asker() : undefined, this.settings.validators, () => offersOf(this.call, this.settings))
     return this.clientInput
   }
 
@@ -151,5 +154,46 @@ export class CallContext extends FeatureContext {
    */
   closeStream (retryMs = 1000): void {
     this.channel?.closeConnection?.(retryMs)
+  }
+}
+
+/**
+ * The context of a `complete` callback: asks nothing (its questions are all `unsupported`: a
+ * completion answers at once), and carries the arguments already filled in.
+ */
+export function completionContext (call: Call, what: string, argument: string, settings: InputSettings, args: Record<string, string>): CompletionContext {
+  return Object.assign(new FeatureContext(call, { completing: what, argument }, settings, undefined, false), { arguments: Object.freeze(args) })
+}
+
+/** The string arguments a call already has, but `except`: a template's variables, or the call's `arguments`. */
+function knownArguments (call: Call, except: string): Record<string, string> {
+  const given = call.target?.kind === 'found' ? call.target.vars : call.params.arguments
+  const known: Record<string, string> = {}
+  if (!isObject(given)) return known
+  for (const [name, value] of Object.entries(given)) if (name !== except && typeof value === 'string') known[name] = value
+  return known
+}
+
+/**
+ * The handler's own `complete`, for the forms it builds (`ctx.elicit.form(..., { complete })`):
+ * the values for an argument, asked with nothing typed and the call's other arguments as context.
+ * A callback that fails is logged and the form asks without the list: the question still stands.
+ */
+function offersOf (call: Call, settings: InputSettings): Offers | undefined {
+  /* c8 ignore next -- every handler with a context serves a target the edge found */
+  if (call.target === undefined) return undefined
+  const { what, names, complete } = completerOf(call.target)
+  return {
+    what,
+    names: complete === undefined ? [] : names,
+    async values (name) {
+      const ctx = completionContext(call, what, name, settings, knownArguments(call, name))
+      try {
+        return wholeList(completionOf(await complete!(name, '', ctx)))
+      } catch (err) {
+        ctx.log.error({ err }, `completion for ${what} failed: the form asks for '${name}' without its values`)
+        return undefined
+      }
+    }
   }
 }

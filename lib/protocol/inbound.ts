@@ -14,6 +14,7 @@ import { isLegacyVersion, isModernVersion, negotiate, type Era } from '../spec/e
 import { INVALID_PARAMS, idOf, messageKind, type MessageKind, type RequestId } from '../spec/jsonrpc.js'
 import { LOG_LEVELS } from '../spec/log-levels.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
+import { REF_TOOL } from '../spec/completion.js'
 import { METHODS, type MethodFacts, type TargetKind } from '../spec/methods.js'
 import type { ClientInfo } from '../spec/types.js'
 import { isObject } from '../values.js'
@@ -183,6 +184,8 @@ export function targetOf (registry: Registry, kind: TargetKind, params: Record<s
       const ref = params.ref
       if (!isObject(ref)) return undefined
       if (ref.type === 'ref/prompt') return typeof ref.name === 'string' ? registry.prompts.get(ref.name) : undefined
+      // this server's extension (spec/completion.ts): authorized as the tool's call is
+      if (ref.type === REF_TOOL) return typeof ref.name === 'string' ? registry.tools.get(ref.name) : undefined
       return ref.type === 'ref/resource' && typeof ref.uri === 'string' ? registry.templates.get(ref.uri) : undefined
     }
   }

@@ -1,6 +1,6 @@
 /**
  * What a request names (its method's `target` in `spec/methods.ts`): a tool, a resource, a prompt,
- * or the prompt or resource template a completion refers to; how it is written in messages, and
+ * or the prompt, resource template or tool a completion refers to; how it is written in messages, and
  * what it demands of the caller. Looked up once, when the message is classified (`inbound.ts`),
  * and carried on the call (`call.target`): the header checks, authorization, the streaming
  * decision and the method all use that one answer.

@@ -9,8 +9,8 @@
 
 /**
  * What a request names, looked up at the edge as the call's target: a tool by `params.name`, a
- * prompt by `params.name`, a resource by `params.uri`, or the prompt or resource template a
- * completion's `params.ref` refers to.
+ * prompt by `params.name`, a resource by `params.uri`, or the prompt, resource template or tool
+ * (`ref/tool`, `spec/completion.ts`) a completion's `params.ref` refers to.
  */
 export type TargetKind = 'tool' | 'prompt' | 'resource' | 'reference'
 
@@ -91,6 +91,7 @@ export const METHODS: ReadonlyMap<string, MethodFacts> = new Map([
   row('resources/unsubscribe', { legacy: true, otel: { name: 'mcp.resource.uri' } }),
   row('prompts/list', BOTH),
   row('prompts/get', { ...BOTH, target: 'prompt', mcpName: 'name', logged: 'name', asks: true, otel: { name: 'gen_ai.prompt.name' } }),
+  // no Mcp-Name: SEP-2243 mirrors only tools/call, resources/read and prompts/get, so a ref/tool no more than a ref/prompt
   row('completion/complete', { ...BOTH, target: 'reference', otel: { name: 'gen_ai.prompt.name' } }),
   row('subscriptions/listen', { modern: true, listens: true }),
   // the tasks extension (2026-07-28) and the 2025-11-25 tasks; SEP-2663 routes task methods by their task

@@ -60,9 +60,22 @@ t.test('execute', async (t) => {
   refused(t, { name: 'demo' }, /^tool 'demo': 'execute' must be a function \(args, ctx\) => result, got undefined$/)
   refused(t, { name: 'demo', execute: 'run' }, /'execute' must be a function .*got string$/)
   // a misspelt execute is reported as the typo, which is the thing to fix
-  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute, scope, authentication, config, task, ui, visibility$/)
+  refused(t, { name: 'demo', exec: execute }, /^tool 'demo': unknown option 'exec'; known options are name, title, description, icons, annotations, meta, ttl, stream, args, input, output, prepare, execute, scope, authentication, config, task, ui, visibility, complete$/)
   t.equal(compileTool(tool()).definition.execute, execute, 'the definition is kept for calls')
   refused(t, tool({ prepare: { args: 1 } }), /^tool 'demo': 'prepare' must be a function \(args, ctx\) => arguments for execute, got object$/)
+})
+
+t.test('complete: a function, kept on the definition; the argument names it completes', async (t) => {
+  refused(t, tool({ complete: ['a', 'b'] }), /^tool 'demo': 'complete' must be a function \(arg, partial, ctx\) => values, got an array$/)
+  refused(t, tool({ complete: 'a' }), /^tool 'demo': 'complete' must be a function .*got string$/)
+  const complete = (): string[] => []
+  const compiled = compileTool(tool({ args: { b: Type.String(), a: Type.Optional(Type.Integer({ header: 'A' })) }, complete }))
+  t.equal(compiled.definition.complete, complete)
+  t.same(compiled.arguments, ['b', 'a'], 'the input schema\'s properties, in order, header arguments included')
+  t.ok(Object.isFrozen(compiled.arguments))
+  t.same(compileTool(tool({ input: Type.Object({ q: Type.String() }) })).arguments, ['q'])
+  t.same(compileTool(tool({ input: { type: 'object' } })).arguments, [], 'a schema without properties has no argument names')
+  t.same(compileTool(tool()).arguments, [])
 })
 
 t.test('unknown definition keys are refused, not ignored', async (t) => {

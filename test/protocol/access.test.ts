@@ -1,6 +1,6 @@
 // Scopes and step-up on calls, in both eras: 403 insufficient_scope and 401
 // insufficient_user_authentication with their challenges, decided from the body before any stream
-// opens; scoped resources, prompts and completions. The lists that hide what a caller may not use
+// opens; scoped resources, prompts and completions (of a prompt, a template, a tool). The lists that hide what a caller may not use
 // (hideForbidden) are tested in test/protocol/lists.test.ts.
 import t from 'tap'
 import { InsufficientScopeError, Type, definePrompt } from '../../lib/index.js'
@@ -167,6 +167,8 @@ t.test('resources, templates, prompts and completions take a scope too', async (
   app.registerResource({ uriTemplate: 'admin://{id}', name: 'Admin record', scope: 'issues:admin', read: (_uri, { id }) => `record ${id}`, complete: () => ['1'] })
   app.registerPrompt(definePrompt({ name: 'triage', scope: ['issues:read', 'issues:write'], args: { id: Type.String() }, get: ({ id }) => `Triage ${id}`, complete: () => ['1'] }))
   app.registerResource({ uri: 'issues://about', name: 'About', read: () => 'about' })
+  app.registerTool({ name: 'assign', scope: 'issues:write', args: { user: Type.String() }, execute: ({ user }) => user, complete: (_arg, partial) => ['ada', 'alan', 'bob'].filter((u) => u.startsWith(partial)) })
+  app.registerTool({ name: 'label', scope: 'issues:read', args: { name: Type.String() }, execute: ({ name }) => name, complete: () => ['bug', 'docs'] })
   const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
   const settings = await app.inject(modernRequest('resources/read', { uri: 'issues://settings' }, { ...reader, 'mcp-name': 'issues://settings' }))
   t.equal(settings.statusCode, 403)
@@ -185,6 +187,16 @@ t.test('resources, templates, prompts and completions take a scope too', async (
   const adminCompletion = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/resource', uri: 'admin://{id}' }, argument: { name: 'id', value: '' } }, reader))
   t.equal(adminCompletion.statusCode, 403)
   t.match(rpc(adminCompletion).error!.message, /^Forbidden: resource template 'admin:\/\/\{id\}' needs the scope issues:admin/, 'the refusal names the template')
+  // a tool's completions (ref/tool) need what its call needs
+  const toolCompletion = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/tool', name: 'assign' }, argument: { name: 'user', value: '' } }, reader))
+  t.equal(toolCompletion.statusCode, 403)
+  t.match(toolCompletion.headers['www-authenticate'], /error="insufficient_scope", scope="issues:write"/)
+  t.match(rpc(toolCompletion).error!.message, /^Forbidden: tool 'assign' needs the scope issues:write/)
+  const readerTool = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/tool', name: 'label' }, argument: { name: 'name', value: '' } }, reader))
+  t.same(rpc(readerTool).result.completion.values, ['bug', 'docs'])
+  const writer = bearer(await issuer.sign({ scope: 'issues:read issues:write' }))
+  const writerTool = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/tool', name: 'assign' }, argument: { name: 'user', value: 'a' } }, writer))
+  t.same(rpc(writerTool).result.completion.values, ['ada', 'alan'])
   const badRef = await app.inject(modernRequest('completion/complete', { ref: 'x', argument: { name: 'id', value: '' } }, reader))
   t.equal(rpc(badRef).error!.code, -32602, 'a malformed ref is still the method\'s -32602')
   const unknownPrompt = await app.inject(modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'id', value: '' } }, reader))

@@ -12,13 +12,14 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Kind } from '@sinclair/typebox'
+import type { ValidateFunction } from 'ajv'
 import { ProtocolError, type ClientInputError } from '../../errors.js'
 import { INTERNAL_ERROR } from '../../spec/jsonrpc.js'
 import { hasInputFeature } from '../../spec/eras.js'
 import { describe, isObject } from '../../values.js'
 import { explain } from '../../define/messages.js'
 import type {
-  Elicit, FormContent, FormOutcome, InputContext, RootsOutcome, SampleOutcome, SamplingParams, Unsupported, UrlOutcome
+  Elicit, FormContent, FormOptions, FormOutcome, InputContext, RootsOutcome, SampleOutcome, SamplingParams, Unsupported, UrlOutcome
 } from '../../define/input.js'
 import type { Call } from '../call.js'
 import { Unanswered, handled, type Asker, type InputRequest } from './asker.js'
@@ -70,13 +71,71 @@ function formSchema (schema: unknown): { schema: Record<string, unknown>, text: 
   return { schema: plain, text }
 }
 
+/** A handler's own completions, for a form that offers them (`context.ts` makes it). */
+export interface Offers {
+  /** The target, for messages: `tool 'deploy'`. */
+  readonly what: string
+  /** The names its `complete` completes (none without a callback). */
+  readonly names: readonly string[]
+  /** The whole list of values for `name`, or undefined (a partial list, none, or a failed callback). */
+  values (name: string): Promise<string[] | undefined>
+}
+
+/**
+ * The properties of `options.complete`, checked against the form and the handler: each a string
+ * property of the form without listed values, and an argument the handler's `complete` completes.
+ */
+function offered (key: string, schema: Record<string, unknown>, options: FormOptions | undefined, offers: () => Offers | undefined): { names: readonly string[], offers: Offers } | undefined {
+  if (options === undefined) return undefined
+  if (!isObject(options)) throw new TypeError(`fastify-sake: ctx.elicit.form('${key}')'s options must be an object such as { complete: ['name'] }, got ${describe(options)}`)
+  const names = options.complete
+  if (names === undefined) return undefined
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
+    throw new TypeError(`fastify-sake: ctx.elicit.form('${key}')'s 'complete' must be an array of the form's property names, got ${describe(names)}`)
+  }
+  const handler = offers()!
+  const properties = schema.properties as Record<string, unknown>
+  for (const name of names) {
+    const property = properties[name]
+    if (!isObject(property) || property.type !== 'string' || property.enum !== undefined || property.oneOf !== undefined || property.const !== undefined) {
+      throw new TypeError(`fastify-sake: ctx.elicit.form('${key}'): '${name}' in 'complete' must be a string property of the form without listed values`)
+    }
+    if (!handler.names.includes(name)) {
+      throw new TypeError(`fastify-sake: ctx.elicit.form('${key}'): ${handler.what} has no complete() for '${name}'${handler.names.length > 0 ? `; it completes ${handler.names.join(', ')}` : ''}`)
+    }
+  }
+  return { names, offers: handler }
+}
+
+/**
+ * The form with each offered property a choice among its values (`enum`), where `complete` gave
+ * the whole list. The property keeps its title, description and a default among the values; the
+ * rest of a string's keywords (length, pattern, format) the list makes moot.
+ */
+async function withChoices (schema: Record<string, unknown>, names: readonly string[], offers: Offers): Promise<Record<string, unknown>> {
+  const lists = await Promise.all(names.map(async (name) => await offers.values(name)))
+  const properties = { ...schema.properties as Record<string, Record<string, unknown>> }
+  names.forEach((name, i) => {
+    const values = lists[i]
+    if (values === undefined) return
+    const { title, description, default: fallback } = properties[name]!
+    const choice: Record<string, unknown> = { type: 'string', enum: values }
+    if (title !== undefined) choice.title = title
+    if (description !== undefined) choice.description = description
+    if (values.includes(fallback as string)) choice.default = fallback
+    properties[name] = choice
+  })
+  return { ...schema, properties }
+}
+
 /** The questions of one handler run: what `ctx.elicit`, `ctx.sample` and `ctx.roots` do. */
 export class ClientInput implements InputContext {
   readonly elicit: Elicit
 
-  constructor (private readonly call: Call, private readonly asker: Asker | undefined, private readonly validators: FormValidators) {
+  /** `offers`: the handler's own completions, looked up only for a form that offers them. */
+  constructor (private readonly call: Call, private readonly asker: Asker | undefined, private readonly validators: FormValidators, private readonly offers: () => Offers | undefined) {
     this.elicit = {
-      form: (key, message, schema) => this.question(() => this.form(key, message, schema)),
+      form: (key, message, schema, options) => this.question(() => this.form(key, message, schema, options)),
       url: (key, message, url) => this.question(() => this.url(key, message, url))
     }
   }
@@ -111,12 +170,22 @@ export class ClientInput implements InputContext {
     return answer.then((value) => value === undefined ? UNSUPPORTED : read(value))
   }
 
-  private form<S> (key: string, message: string, schema: S): Promise<FormOutcome<FormContent<S>>> | Unsupported {
+  private form<S> (key: string, message: string, schema: S, options: FormOptions | undefined): Promise<FormOutcome<FormContent<S>>> | Unsupported {
     checkKey(key)
     if (typeof message !== 'string') throw new TypeError(`fastify-sake: ctx.elicit.form('${key}') needs a message string`)
     const { schema: requestedSchema, text } = formSchema(schema)
+    const offer = offered(key, requestedSchema, options, this.offers)
     const validate = this.validators.get(requestedSchema, text)
     if (this.asker === undefined || !supportsForm(this.call)) return UNSUPPORTED
+    if (offer === undefined || offer.names.length === 0) return this.askForm(key, message, requestedSchema, validate)
+    // the values are asked for only now, when the form will be sent; the question goes once they are in
+    return withChoices(requestedSchema, offer.names, offer.offers).then((choices) => {
+      const text = JSON.stringify(choices)
+      return this.askForm(key, message, choices, this.validators.get(choices, text))
+    })
+  }
+
+  private askForm<S> (key: string, message: string, requestedSchema: Record<string, unknown>, validate: ValidateFunction): Promise<FormOutcome<FormContent<S>>> {
     const params: Record<string, unknown> = hasMode(this.call) ? { mode: 'form', message, requestedSchema } : { message, requestedSchema }
     return this.ask(key, { method: 'elicitation/create', params }, (answer): FormOutcome<FormContent<S>> => {
       const outcome = this.elicitResult(key, answer)

@@ -6,6 +6,7 @@ import type { ClientInfo } from '../../spec/types.js'
 import { isObject } from '../../values.js'
 import type { ServerContext } from '../server.js'
 import { APPS_EXTENSION } from '../../spec/apps.js'
+import { TOOL_COMPLETION_EXTENSION } from '../../spec/completion.js'
 import { TASKS_EXTENSION } from '../../spec/tasks.js'
 
 const TASKS_CAPABILITY = Object.freeze({ list: {}, cancel: {}, requests: { tools: { call: {} } } })
@@ -31,8 +32,8 @@ export function discoverResult (server: ServerContext): string {
     // every version we serve, legacy included: the same list an unsupported-version error gives
     supportedVersions: SUPPORTED_VERSIONS,
     // the tasks extension: served per request, to requests that declare it (methods/tasks.ts);
-    // MCP Apps too (methods/apps.ts), when the server has an app
-    capabilities: { ...capabilities(), extensions: { [TASKS_EXTENSION]: {}, ...appsExtension(server) } },
+    // MCP Apps too (methods/apps.ts), when the server has an app; tool completion when a tool completes
+    capabilities: { ...capabilities(), extensions: { [TASKS_EXTENSION]: {}, ...usedExtensions(server) } },
     instructions: server.instructions,
     ttlMs: server.ttl,
     cacheScope: 'public',
@@ -40,9 +41,15 @@ export function discoverResult (server: ServerContext): string {
   })
 }
 
-/** `{ 'io.modelcontextprotocol/ui': {} }` when something here uses MCP Apps, else nothing. */
-function appsExtension (server: ServerContext): Record<string, unknown> {
-  return server.registry.servesApps() ? { [APPS_EXTENSION]: {} } : {}
+/**
+ * The extensions advertised only by a server that uses them: MCP Apps (`io.modelcontextprotocol/ui`)
+ * when something here has an app, tool completion (`spec/completion.ts`) when a tool has `complete`.
+ */
+function usedExtensions (server: ServerContext): Record<string, unknown> {
+  const used: Record<string, unknown> = {}
+  if (server.registry.servesApps()) used[APPS_EXTENSION] = {}
+  if (server.registry.completesTools()) used[TOOL_COMPLETION_EXTENSION] = {}
+  return used
 }
 
 export interface Initialized {
@@ -65,9 +72,9 @@ export function initialize (server: ServerContext, params: Record<string, unknow
   }
   const version = negotiate(protocolVersion)
   const caps2025: Record<string, unknown> = rulesOf(version).tasks ? { ...capabilities(), tasks: TASKS_CAPABILITY } : capabilities()
-  // MCP Apps in a 2025 session: `capabilities.extensions`, an open field those revisions leave to extensions
-  const apps = appsExtension(server)
-  if (Object.keys(apps).length > 0) caps2025.extensions = apps
+  // MCP Apps and tool completion in a 2025 session: `capabilities.extensions`, an open field those revisions leave to extensions
+  const extensions = usedExtensions(server)
+  if (Object.keys(extensions).length > 0) caps2025.extensions = extensions
   const result = JSON.stringify({
     protocolVersion: version,
     // 2025-11-25 sessions: task-augmented tools/call, tasks/list and tasks/cancel (protocol/methods/tasks.ts)

@@ -1,9 +1,10 @@
-// completion/complete in both eras: prompt arguments and resource template variables, the
-// 100-value cap, an empty answer when nothing completes, and every error (-32602 for an unknown
-// prompt, template or argument and for malformed params; -32603 for a callback that fails).
+// completion/complete in both eras: prompt arguments, resource template variables and (the server's
+// extension, ref/tool) tool arguments, the 100-value cap, an empty answer when nothing completes,
+// and every error (-32602 for an unknown prompt, template, tool or argument and for malformed
+// params; -32603 for a callback that fails; an app-only tool refused as its call is).
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { Type, ProtocolError } from '../../../lib/index.js'
+import { Type, ProtocolError, StringEnum, TOOL_COMPLETION_EXTENSION } from '../../../lib/index.js'
 import { build } from '../../helpers/app.js'
 import { openSession, modernMeta, modernPost, send, sessionPost } from '../../helpers/requests.js'
 import { captureLog } from '../../helpers/logs.js'
@@ -42,6 +43,23 @@ t.before(async () => {
   app.registerResource({ uriTemplate: 'users://{org}/{id}', name: 'user', read: () => 'u', complete: (variable, partial) => variable === 'org' ? ['acme', 'apex'].filter((o) => o.startsWith(partial)) : [`${partial}1`] })
   app.registerResource({ uriTemplate: 'plain://{x}', name: 'plain', read: () => 'p' })
   app.registerResource({ uri: 'config://app', name: 'config', read: () => 'c' })
+  app.registerTool({
+    name: 'deploy',
+    // a header argument: a completion naming the tool sends no Mcp-Param-* (only its call mirrors arguments)
+    args: { service: Type.String({ header: 'Service' }), env: Type.Optional(StringEnum(['staging', 'production'])), replicas: Type.Optional(Type.Integer()) },
+    execute: ({ service }) => service,
+    complete (arg, partial, ctx) {
+      contexts.push({ arg, partial, arguments: ctx.arguments, era: ctx.era })
+      if (arg === 'service') return ['api', 'auth', 'billing'].filter((s) => s.startsWith(partial))
+      if (arg === 'env') return { values: ['staging', 'production'], total: 2, hasMore: false }
+      return []
+    }
+  })
+  app.registerTool({ name: 'no_complete_tool', args: { x: Type.String() }, execute: () => 'x' })
+  app.registerTool({ name: 'raw_tool', input: { type: 'object' }, execute: () => 'x', complete: () => ['never'] })
+  app.registerTool({ name: 'many_tool', args: { n: Type.String() }, execute: () => 'x', complete: () => Array.from({ length: 250 }, (_, i) => `t${i}`) })
+  app.registerTool({ name: 'fail_tool', args: { a: Type.String() }, execute: () => 'x', complete: () => { throw new Error(SECRET) } })
+  app.registerTool({ name: 'app_only', args: { a: Type.String() }, visibility: ['app'], execute: () => 'x', complete: () => ['a1'] })
   await app.ready()
   session = await openSession(app, '2025-11-25')
   // the feature tests go through the package's client; the error tests below stay on the wire
@@ -123,11 +141,13 @@ t.test('unknown prompt, template or argument: -32602 in both eras', async (t) =>
 
 t.test('malformed params: -32602 saying what is expected', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ argument: { name: 'x', value: '' } }, 'Invalid params: completion/complete needs "ref", { type: "ref/prompt", name } or { type: "ref/resource", uri }, got nothing'],
-    [{ ref: 'x', argument: { name: 'x', value: '' } }, 'Invalid params: completion/complete needs "ref", { type: "ref/prompt", name } or { type: "ref/resource", uri }, got "x"'],
-    [{ ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'x', value: '' } }, 'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource", got "ref/tool"'],
-    [{ ref: { type: 5 }, argument: { name: 'x', value: '' } }, 'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource", got a number'],
-    [{ ref: { name: 'x' }, argument: { name: 'x', value: '' } }, 'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource", got nothing'],
+    [{ argument: { name: 'x', value: '' } }, 'Invalid params: completion/complete needs "ref", { type: "ref/prompt", name }, { type: "ref/resource", uri } or { type: "ref/tool", name }, got nothing'],
+    [{ ref: 'x', argument: { name: 'x', value: '' } }, 'Invalid params: completion/complete needs "ref", { type: "ref/prompt", name }, { type: "ref/resource", uri } or { type: "ref/tool", name }, got "x"'],
+    [{ ref: { type: 'ref/tools', name: 'x' }, argument: { name: 'x', value: '' } }, 'Invalid params: "ref.type" must be "ref/prompt", "ref/resource" or "ref/tool", got "ref/tools"'],
+    [{ ref: { type: 5 }, argument: { name: 'x', value: '' } }, 'Invalid params: "ref.type" must be "ref/prompt", "ref/resource" or "ref/tool", got a number'],
+    [{ ref: { name: 'x' }, argument: { name: 'x', value: '' } }, 'Invalid params: "ref.type" must be "ref/prompt", "ref/resource" or "ref/tool", got nothing'],
+    [{ ref: { type: 'ref/tool' }, argument: { name: 'x', value: '' } }, 'Invalid params: a ref/tool needs "name", the tool, as a string'],
+    [{ ref: { type: 'ref/tool', name: 'deploy' }, argument: { name: 'service', value: 1 } }, 'Invalid params: completion/complete needs "argument" as { name, value } with string values'],
     [{ ref: { type: 'ref/prompt' }, argument: { name: 'x', value: '' } }, 'Invalid params: a ref/prompt needs "name", the prompt, as a string'],
     [{ ref: { type: 'ref/resource', uri: 1 }, argument: { name: 'x', value: '' } }, 'Invalid params: a ref/resource needs "uri", the resource template, as a string'],
     [{ ref: { type: 'ref/prompt', name: 'code_review' } }, 'Invalid params: completion/complete needs "argument" as { name, value } with string values'],
@@ -160,4 +180,92 @@ t.test('a callback that fails: -32603, generic, logged', async (t) => {
     t.equal(log.errors().length, before + 2)
   }
   t.match(log.errors()[0], { completing: "prompt 'fail_throw'", argument: 'a', err: { message: SECRET } })
+})
+
+const tool = (name: string, arg: string, value: string, context?: unknown) =>
+  ({ ref: { type: 'ref/tool', name }, argument: { name: arg, value }, ...(context === undefined ? {} : { context }) })
+
+t.test('a tool argument (ref/tool): values from the tool\'s complete(), with context arguments, in both eras', async (t) => {
+  contexts.length = 0
+  // no Mcp-Param-Service: the Mcp-* headers of a completion are Mcp-Method alone, whatever it names
+  const res = await send(app, modern(tool('deploy', 'service', 'a', { arguments: { env: 'staging' } }), 't1'))
+  t.equal(res.status, 200)
+  t.same(res.body.result, {
+    resultType: 'complete',
+    completion: { values: ['api', 'auth'] },
+    _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'test-server', version: '1.0.0' } }
+  })
+  t.same(contexts, [{ arg: 'service', partial: 'a', arguments: { env: 'staging' }, era: 'modern' }])
+  const mirrored = await send(app, modernPost({ jsonrpc: '2.0', id: 2, method: 'completion/complete', params: { ...tool('deploy', 'service', 'b'), _meta: modernMeta() } }, { 'mcp-param-service': 'api' }))
+  t.same(mirrored.body.result.completion, { values: ['billing'] }, 'an Mcp-Param-* header is no argument of a completion: not checked')
+  const legacyRes = await send(app, legacy(tool('deploy', 'env', '')))
+  t.same(legacyRes.body.result, { completion: { values: ['staging', 'production'], total: 2, hasMore: false } }, 'total and hasMore as given')
+  t.same(contexts.at(-1), { arg: 'env', partial: '', arguments: {}, era: 'legacy' })
+  // nothing to declare: a client that declares the extension anyway is served the same
+  const declared = modernMeta({ 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TOOL_COMPLETION_EXTENSION]: {} } } })
+  const withDeclaration = await send(app, modernPost({ jsonrpc: '2.0', id: 3, method: 'completion/complete', params: { ...tool('deploy', 'service', 'au'), _meta: declared } }))
+  t.same(withDeclaration.body.result.completion, { values: ['auth'] })
+  // the package's client sends ref/tool too
+  t.same((await clients.modern.complete({ type: 'ref/tool', name: 'deploy' }, { name: 'service', value: 'b' })).completion, { values: ['billing'] })
+  t.same((await clients.legacy.complete({ type: 'ref/tool', name: 'deploy' }, { name: 'replicas', value: '' }, { service: 'api' })).completion, { values: [] })
+})
+
+t.test('a tool without complete() answers no values; over 100 values are capped', async (t) => {
+  t.same((await clients.modern.complete({ type: 'ref/tool', name: 'no_complete_tool' }, { name: 'x', value: '' })).completion, { values: [] })
+  const many = (await clients.legacy.complete({ type: 'ref/tool', name: 'many_tool' }, { name: 'n', value: '' })).completion
+  t.equal(many.values.length, 100)
+  t.same([many.values[0], many.values[99], many.total, many.hasMore], ['t0', 't99', 250, true])
+})
+
+t.test('an unknown tool or argument: -32602 in both eras; a failing complete(): -32603, generic, logged', async (t) => {
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [tool('nope', 'x', ''), 'Unknown tool: nope'],
+    [tool('deploy', 'region', ''), "Invalid params: tool 'deploy' has no argument 'region'; its arguments are service, env, replicas"],
+    [tool('raw_tool', 'q', ''), "Invalid params: tool 'raw_tool' has no argument 'q'"]
+  ]
+  for (const [params, message] of cases) {
+    const m = await send(app, modern(params, 'e'))
+    t.equal(m.status, 200)
+    t.same(m.body.error, { code: -32602, message })
+    t.same((await send(app, legacy(params))).body.error, { code: -32602, message })
+  }
+  const before = log.errors().length
+  const failed = await send(app, modern(tool('fail_tool', 'a', '')))
+  t.equal(failed.status, 200, 'a JSON-RPC error, never a 500')
+  t.same(failed.body.error, { code: -32603, message: "Internal error: completion for tool 'fail_tool' failed" })
+  t.notMatch(failed.raw, /hunter2/)
+  t.same((await send(app, legacy(tool('fail_tool', 'a', '')))).body.error, failed.body.error)
+  t.equal(log.errors().length, before + 2)
+  t.match(log.errors()[before], { completing: "tool 'fail_tool'", argument: 'a', err: { message: SECRET } })
+})
+
+t.test('an app-only tool: completed only for a client with MCP Apps, refused as its call is', async (t) => {
+  const refused = await send(app, modern(tool('app_only', 'a', '')))
+  t.equal(refused.status, 400)
+  t.equal(refused.body.error.code, -32021)
+  t.match(refused.body.error.message, /called only by an MCP App/)
+  t.same((await send(app, legacy(tool('app_only', 'a', '')))).body.error.code, -32602)
+  const apps = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } }
+  const allowed = await send(app, modernPost({ jsonrpc: '2.0', id: 1, method: 'completion/complete', params: { ...tool('app_only', 'a', ''), _meta: modernMeta(apps) } }))
+  t.same(allowed.body.result.completion, { values: ['a1'] })
+})
+
+t.test('the extension is advertised when a tool completes, in server/discover and initialize', async (t) => {
+  const discover = await send(app, modernPost({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: modernMeta() } }))
+  t.same(discover.body.result.capabilities.extensions, { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': {}, [TOOL_COMPLETION_EXTENSION]: {} })
+  t.equal(TOOL_COMPLETION_EXTENSION, 'io.github.fastify-sake/tool-completion')
+  t.same((await clients.legacy.discover()).capabilities.extensions, { 'io.modelcontextprotocol/ui': {}, [TOOL_COMPLETION_EXTENSION]: {} })
+
+  // a server whose tools do not complete does not advertise it, yet answers ref/tool (empty values)
+  const plain = await build()
+  plain.registerTool({ name: 'echo', args: { x: Type.String() }, execute: ({ x }) => x })
+  plain.registerPrompt({ name: 'p', get: () => 'x', complete: () => ['y'] })
+  await plain.ready()
+  t.teardown(() => plain.close())
+  const plainDiscover = await send(plain, modernPost({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: modernMeta() } }))
+  t.same(plainDiscover.body.result.capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} })
+  const plainLegacy = createClient({ app: plain, era: 'legacy' })
+  t.teardown(() => plainLegacy.close())
+  t.equal((await plainLegacy.discover()).capabilities.extensions, undefined)
+  t.same((await plainLegacy.complete({ type: 'ref/tool', name: 'echo' }, { name: 'x', value: '' })).completion, { values: [] })
 })
