@@ -35,9 +35,12 @@ export class ResponseStream implements Channel {
     return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.asked)
   }
 
-  /** SEP-1699 polling: `retry:` then close the connection; the logical stream goes on. */
+  /**
+   * SEP-1699 polling: `retry:` then close the connection; the logical stream goes on. Only a
+   * resumable stream's channel offers it (`CallStreams.deferred`).
+   */
   closeConnection (retryMs: number): void {
-    if (!this.resumable || this.finished) return
+    if (this.finished) return
     this.outbox.then(() => {
       const conn = this.outbox.conn
       if (conn === undefined) return
