@@ -52,11 +52,15 @@ export const showcase = defineTool({
 // Asks the person for a name mid-call. The same code serves a 2026-07-28 client (an input_required
 // round trip: the handler runs again with the answer) and a 2025 session (elicitation/create on the
 // call's stream). Nothing happens before the question, so running again is harmless.
+const NAMES = ['Ada', 'Alan', 'Barbara', 'Edsger', 'Grace', 'Katherine', 'Linus', 'Margaret']
+
 export const greet = defineTool({
   name: 'greet',
   description: 'Greets `name`, or asks who to greet when no name is given',
   annotations: { readOnly: true, openWorld: false },
   args: { name: Type.Optional(Type.String({ description: 'Who to greet; asked for when absent' })) },
+  // completion/complete with { ref: { type: 'ref/tool', name: 'greet' }, argument: { name: 'name', value: 'Gr' } }
+  complete: (_arg, partial) => NAMES.filter((name) => name.toLowerCase().startsWith(partial.toLowerCase())),
   async execute ({ name }, ctx) {
     // the tasks conformance scenarios call greet with a name, as their plain (not a task) tool
     if (name !== undefined) return `Hello, ${name}!`

@@ -128,6 +128,25 @@ t.test('a 2026-07-28 request that declares the tasks extension gets the long-run
   t.same(task.result.structuredContent, { counted: 2, cancelled: false })
 })
 
+t.test("greet's complete: completion/complete with ref/tool offers the names that start with what was typed", async (t) => {
+  const res = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'completion/complete' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'completion/complete',
+      params: {
+        ref: { type: 'ref/tool', name: 'greet' },
+        argument: { name: 'name', value: 'gr' },
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} }
+      }
+    })
+  })
+  const { result } = await res.json() as any
+  t.same(result.completion.values, ['Grace'])
+})
+
 t.test('SIGTERM: the example server exits by itself, within its one-second grace for open sockets', async (t) => {
   const started = Date.now()
   t.equal(await server.stop(), null, 'exited on its own, not killed after 10 s')
