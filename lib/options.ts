@@ -186,7 +186,7 @@ export interface ResolvedOptions {
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
   readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
-  readonly redis: RedisOption | undefined
+  readonly redis: ResolvedRedis | undefined
   /** `keys` decoded and checked (undefined: a random key per process); index.ts builds the sealer from these. */
   readonly requestState: { readonly keys: readonly Buffer[] | undefined, readonly ttl: number }
   readonly inputTimeout: number
@@ -257,7 +257,13 @@ const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout', 'heartbeat', 'deadAfte
 const REDIS_CLIENT = ['call', 'duplicate', 'subscribe', 'on', 'quit', 'disconnect']
 
 /** `redis`: a URL, an ioredis client, or `{ url | client, prefix, timeout, heartbeat, deadAfter }`. */
-function resolveRedis (value: unknown): RedisOption | undefined {
+/** The `redis` option once checked: the connection's settings and the heartbeat's (`state/redis/liveness.ts`). */
+export interface ResolvedRedis extends RedisOption {
+  readonly heartbeat: number
+  readonly deadAfter: number
+}
+
+function resolveRedis (value: unknown): ResolvedRedis | undefined {
   if (value === undefined) return undefined
   const accepts = 'a redis:// or rediss:// URL, an ioredis client (app.redis of @fastify/redis), or { url | client, prefix?, timeout?, heartbeat?, deadAfter? }'
   const given: Record<string, unknown> = typeof value === 'string' || (isObject(value) && typeof value.call === 'function') ? { [typeof value === 'string' ? 'url' : 'client']: value } : (isObject(value) ? value : fail('redis', accepts, value))

@@ -21,6 +21,8 @@ export interface TakenOver {
 
 /**
  * - `instance`: this instance's id, unique across the fleet;
+ * - `alive` says whether an instance is alive: false only for one known dead (taken over, or past
+ *   its deadline); an instance the store does not know is taken as alive, never dead on a guess;
  * - `own` and `release` record and forget what a running call owns, under this instance;
  * - `takeOver` returns the instances that stopped beating, each with what it owned, and forgets
  *   them: of two survivors asking at once, only one gets each dead instance;
@@ -31,6 +33,7 @@ export interface TakenOver {
  */
 export interface Liveness {
   readonly instance: string
+  alive (instance: string): boolean | Promise<boolean>
   own (owned: Owned): void | Promise<void>
   release (owned: Owned): void | Promise<void>
   takeOver (): readonly TakenOver[] | Promise<readonly TakenOver[]>
@@ -43,6 +46,10 @@ export class MemoryLiveness implements Liveness {
 
   constructor (instance: string) {
     this.instance = instance
+  }
+
+  alive (): boolean {
+    return true
   }
 
   own (): void {}

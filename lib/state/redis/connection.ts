@@ -107,10 +107,6 @@ function noop (): void {}
 export interface RedisOption extends RedisSettings {
   readonly url?: string | undefined
   readonly client?: RedisClient | undefined
-  /** Milliseconds between two heartbeats of this instance (`liveness.ts`). */
-  readonly heartbeat: number
-  /** Milliseconds without a heartbeat after which an instance is taken for dead. */
-  readonly deadAfter: number
 }
 
 /**

@@ -3,7 +3,8 @@
  * scored with its last heartbeat (Redis's own clock, so that the instances' clocks never matter);
  * `<prefix>owns:<instance>` is the set of what that instance's running calls own. A survivor's
  * `takeOver` removes, in one script, every instance whose heartbeat is older than `deadAfter`, and
- * returns what each owned: of two survivors asking at once, one gets it.
+ * returns what each owned: of two survivors asking at once, one gets it. A dead instance leaves a
+ * tombstone, `<prefix>dead:<instance>`, for an hour: what it asked a client then gets a clear error.
  *
  * The heartbeat runs on a worker thread with a Redis connection of its own: a busy instance (a tool
  * that holds the event loop for a minute) still beats, and is never taken for dead.
@@ -32,18 +33,29 @@ const LEAVE = `
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], 0, ARGV[1]) end
 return 1`
 
-// [instances] [deadAfter, owns key prefix]: { instance, { owned... }, ... }
+// [instances] [deadAfter, owns key prefix, tombstone key prefix, tombstone ms]: { instance, { owned... }, ... }
 const TAKE_OVER = `${NOW}
 local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
 local out = {}
 for _, instance in ipairs(dead) do
   redis.call('ZREM', KEYS[1], instance)
+  redis.call('SET', ARGV[3] .. instance, 1, 'PX', ARGV[4])
   local key = ARGV[2] .. instance
   table.insert(out, instance)
   table.insert(out, redis.call('SMEMBERS', key))
   redis.call('DEL', key)
 end
 return out`
+
+// [instances, tombstone] [instance, deadAfter]: 0 when known dead, else 1
+const ALIVE = `${NOW}
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if beat and now - tonumber(beat) > tonumber(ARGV[2]) then return 0 end
+return 1`
+
+/** How long a dead instance's tombstone is kept, in ms: longer than any question waits for its answer. */
+const TOMBSTONE = 3_600_000
 
 /** What one owned thing is in the set: the same text for `own` and `release`. */
 function member (owned: Owned): string {
@@ -60,17 +72,32 @@ function parse (text: string): Owned | undefined {
 export class RedisLiveness implements Liveness {
   private readonly instances: string
   private readonly owns: string
+  private readonly dead: string
   private readonly heartbeat: Worker
+  /** Settles when the heartbeat's thread has ended (after `close`, or if it ever crashed). */
+  private readonly stopped: Promise<void>
 
   constructor (private readonly redis: RedisConnection, readonly instance: string, private readonly settings: HeartbeatSettings, connection: WorkerConnection) {
     this.instances = `${redis.prefix}instances`
     this.owns = `${redis.prefix}owns:`
+    this.dead = `${redis.prefix}dead:`
     this.heartbeat = new Worker(HEARTBEAT, {
       eval: true,
       workerData: { ...connection, beat: BEAT, leave: LEAVE, keys: [this.instances], instance, interval: settings.interval }
     })
     // the worker's timer keeps beating; the process may still exit without waiting for it
     this.heartbeat.unref()
+    this.stopped = new Promise((resolve) => { this.heartbeat.once('exit', () => resolve()) })
+  }
+
+  async alive (instance: string): Promise<boolean> {
+    if (instance === this.instance) return true
+    try {
+      return await this.redis.script('liveness', ALIVE, [this.instances, this.dead + instance], [instance, this.settings.deadAfter]) === 1
+    } catch {
+      // Redis away: nobody is taken for dead on a guess
+      return true
+    }
   }
 
   async own (owned: Owned): Promise<void> {
@@ -82,7 +109,7 @@ export class RedisLiveness implements Liveness {
   }
 
   async takeOver (): Promise<readonly TakenOver[]> {
-    const flat = await this.redis.script('liveness', TAKE_OVER, [this.instances], [this.settings.deadAfter, this.owns]) as Array<string | string[]>
+    const flat = await this.redis.script('liveness', TAKE_OVER, [this.instances], [this.settings.deadAfter, this.owns, this.dead, TOMBSTONE]) as Array<string | string[]>
     const taken: TakenOver[] = []
     for (let i = 0; i < flat.length; i += 2) {
       const owned = (flat[i + 1] as string[]).map(parse).filter((item) => item !== undefined)
@@ -93,9 +120,9 @@ export class RedisLiveness implements Liveness {
 
   /** Stops the heartbeat, after saying this instance left (so that a survivor takes over what is left at once). */
   async close (): Promise<void> {
-    const stopped = new Promise<void>((resolve) => { this.heartbeat.once('exit', () => resolve()) })
+    // a message to a thread that already ended goes nowhere; its exit has settled `stopped`
     this.heartbeat.postMessage('leave')
-    await stopped
+    await this.stopped
   }
 }
 
