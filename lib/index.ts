@@ -5,6 +5,7 @@
  * protocol core's server, the stores (2025 sessions, resumable streams, the bus), `app.mcp`, and
  * the endpoint's routes, which live in their own encapsulated context.
  */
+import { randomBytes } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import { SakeOptionError } from './errors.js'
@@ -19,9 +20,12 @@ import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
 import { connect } from './state/redis/connection.js'
 import { redisStores } from './state/redis/stores.js'
+import { RedisLiveness, workerConnection } from './state/redis/liveness.js'
+import { MemoryLiveness, type Liveness } from './state/liveness.js'
 import { RequestStateSealer } from './state/request-state.js'
 import { serverContext } from './protocol/server.js'
 import { Sessions } from './protocol/session/sessions.js'
+import { Fleet } from './protocol/fleet.js'
 import { metadataRoutes } from './auth/metadata.js'
 import { addToCatalogue } from './auth/catalogue.js'
 import { underPrefix } from './auth/options.js'
@@ -55,7 +59,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const registry = new Registry(options.scopes)
   // the app's scope catalogue (mcpScopes), across its servers: a scope described otherwise elsewhere fails here
   addToCatalogue(app, { name: options.info.name, path, resource: auth?.resource ?? null, registry, scopes: options.scopes })
-  const { sessions, bus, events, taskStore, close } = await openStores(options, app.log)
+  const { sessions, bus, events, taskStore, liveness, close } = await openStores(options, app.log)
   const server = serverContext({
     info: options.info,
     instructions: options.instructions,
@@ -69,11 +73,15 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     taskStore,
     bus,
     tasks: options.tasks,
+    liveness,
     log: app.log
   })
   // the 2025 session protocol: the handshake, finding sessions, cancellations, questions to clients
-  const legacy = new Sessions(sessions, bus)
-  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive })
+  const legacy = new Sessions(sessions, bus, liveness)
+  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, liveness })
+  // a fleet's survivors end what a dead instance was running (only on a shared store: in memory there is no other instance)
+  const fleet = new Fleet(liveness, server.tasks, events, app.log)
+  if (options.redis !== undefined) fleet.start(options.redis.heartbeat)
 
   decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
@@ -94,6 +102,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   })
   app.addHook('onClose', async () => {
     legacy.cancellations.close()
+    await fleet.stop()
     await close()
   })
 
@@ -110,6 +119,8 @@ interface Stores {
   readonly bus: Bus
   readonly events: EventStore
   readonly taskStore: TaskStore
+  /** Which instances of the fleet are alive: Redis's heartbeats with the `redis` option, else this instance alone. */
+  readonly liveness: Liveness
   /** Closes what the plugin made: a store the user passed in is theirs to close. */
   close (): Promise<void>
 }
@@ -125,12 +136,19 @@ async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Pr
   const bus = options.bus ?? shared?.bus ?? new MemoryBus()
   const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
   const taskStore = options.tasks.store ?? shared?.tasks ?? new MemoryTaskStore(options.tasks)
+  const instance = randomBytes(9).toString('base64url')
+  const liveness: Liveness = redis === undefined
+    ? new MemoryLiveness(instance)
+    : new RedisLiveness(redis, instance, { interval: options.redis!.heartbeat, deadAfter: options.redis!.deadAfter }, workerConnection(options.redis!.url, redis.client))
   return {
     sessions,
     bus,
     events,
     taskStore,
+    liveness,
     close: async () => {
+      // this instance leaves the fleet first: a survivor takes over at once whatever it still owns
+      await liveness.close?.()
       if (options.sessions.store === undefined) await sessions.close?.()
       if (options.bus === undefined) await bus.close?.()
       if (options.events.store === undefined) await events.close?.()

@@ -161,6 +161,17 @@ export interface RedisOptions {
   prefix?: string
   /** Milliseconds a Redis command may take before the request fails with 503. Default 2000. */
   timeout?: number
+  /**
+   * Milliseconds between two heartbeats of this instance (issue 29: a fleet's survivors end what a
+   * dead instance was running). Default 2000.
+   */
+  heartbeat?: number
+  /**
+   * Milliseconds without a heartbeat after which an instance is taken for dead: its tasks fail and
+   * its resumable streams end with an error. At least twice `heartbeat`. Default 8000 (with the
+   * default heartbeat, a dead instance is found within about 10 s).
+   */
+  deadAfter?: number
 }
 
 export interface ResolvedOptions {
@@ -175,7 +186,7 @@ export interface ResolvedOptions {
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
   readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
-  readonly redis: RedisOption | undefined
+  readonly redis: ResolvedRedis | undefined
   /** `keys` decoded and checked (undefined: a random key per process); index.ts builds the sealer from these. */
   readonly requestState: { readonly keys: readonly Buffer[] | undefined, readonly ttl: number }
   readonly inputTimeout: number
@@ -212,6 +223,8 @@ export const defaults = Object.freeze({
   taskCloseTimeout: 5000,
   redisPrefix: 'sake:',
   redisTimeout: 2000,
+  heartbeat: 2000, // ms: a dead instance is found within deadAfter + heartbeat, about 10 s
+  deadAfter: 8000,
   requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
@@ -240,13 +253,19 @@ function integer (options: Record<string, unknown>, key: string, min: number, fa
   return value
 }
 
-const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout']
+const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout', 'heartbeat', 'deadAfter']
 const REDIS_CLIENT = ['call', 'duplicate', 'subscribe', 'on', 'quit', 'disconnect']
 
-/** `redis`: a URL, an ioredis client, or `{ url | client, prefix, timeout }`. */
-function resolveRedis (value: unknown): RedisOption | undefined {
+/** `redis`: a URL, an ioredis client, or `{ url | client, prefix, timeout, heartbeat, deadAfter }`. */
+/** The `redis` option once checked: the connection's settings and the heartbeat's (`state/redis/liveness.ts`). */
+export interface ResolvedRedis extends RedisOption {
+  readonly heartbeat: number
+  readonly deadAfter: number
+}
+
+function resolveRedis (value: unknown): ResolvedRedis | undefined {
   if (value === undefined) return undefined
-  const accepts = 'a redis:// or rediss:// URL, an ioredis client (app.redis of @fastify/redis), or { url | client, prefix?, timeout? }'
+  const accepts = 'a redis:// or rediss:// URL, an ioredis client (app.redis of @fastify/redis), or { url | client, prefix?, timeout?, heartbeat?, deadAfter? }'
   const given: Record<string, unknown> = typeof value === 'string' || (isObject(value) && typeof value.call === 'function') ? { [typeof value === 'string' ? 'url' : 'client']: value } : (isObject(value) ? value : fail('redis', accepts, value))
   unknownKeys(given, REDIS_KEYS, 'redis.')
   const { url, client } = given
@@ -259,11 +278,17 @@ function resolveRedis (value: unknown): RedisOption | undefined {
   }
   const prefix = given.prefix ?? defaults.redisPrefix
   if (typeof prefix !== 'string') fail('redis.prefix', "a string put before every key, such as 'sake:'", prefix)
+  const heartbeat = integer(given, 'heartbeat', 100, defaults.heartbeat, 'milliseconds', 'redis.heartbeat', MAX_TIMER)
+  const deadAfter = integer(given, 'deadAfter', 1, Math.max(defaults.deadAfter, 2 * heartbeat), 'milliseconds', 'redis.deadAfter', MAX_TIMER)
+  // one late heartbeat must not make a live instance dead
+  if (deadAfter < 2 * heartbeat) fail('redis.deadAfter', `at least twice redis.heartbeat (${2 * heartbeat} ms), so that one late heartbeat does not make a live instance dead`, deadAfter)
   return Object.freeze({
     url: url as string | undefined,
     client: client as RedisClient | undefined,
     prefix,
-    timeout: integer(given, 'timeout', 1, defaults.redisTimeout, 'milliseconds', 'redis.timeout', MAX_TIMER)
+    timeout: integer(given, 'timeout', 1, defaults.redisTimeout, 'milliseconds', 'redis.timeout', MAX_TIMER),
+    heartbeat,
+    deadAfter
   })
 }
 

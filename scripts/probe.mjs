@@ -45,7 +45,8 @@ function print (text) {
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
-const SAKE_ID = /sake-[A-Za-z0-9_-]{8}-(\d+)/g
+// a question id: `sake-<instance>-<n>`, the instance id random per process (12 base64url characters)
+const SAKE_ID = /sake-[A-Za-z0-9_-]{12}-(\d+)/g
 const ISO_DATE = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g
 const REQUEST_STATE = /\bv1\.[A-Za-z0-9_-]{20,}/g
 

@@ -13,6 +13,7 @@ import { FormValidators } from './input/form-validators.js'
 import type { InputSettings } from './input/asker.js'
 import type { TaskStore } from '../state/task-store.js'
 import type { Bus } from '../state/bus.js'
+import type { Liveness } from '../state/liveness.js'
 import { Tasks } from './tasks/lifecycle.js'
 
 export interface ServerContext {
@@ -51,6 +52,8 @@ export interface ServerContextOptions {
   readonly taskStore: TaskStore
   readonly bus: Bus
   readonly tasks: TaskTimings
+  /** Where the tasks running here are recorded as this instance's (a fleet's survivors fail them if it dies). */
+  readonly liveness?: Liveness | undefined
   /** The server's own logger, for what fails outside any request. */
   readonly log?: Logger | undefined
 }
@@ -79,7 +82,7 @@ export function serverContext (options: ServerContextOptions): ServerContext {
     input: { sealer: options.sealer, timeout: options.inputTimeout, validators: new FormValidators() },
     serverInfoMeta,
     serverInfoMetaJson: '"_meta":' + JSON.stringify(serverInfoMeta),
-    tasks: new Tasks({ ...options.tasks, store: options.taskStore, bus: options.bus, pageSize, log: options.log }),
+    tasks: new Tasks({ ...options.tasks, store: options.taskStore, bus: options.bus, pageSize, log: options.log, liveness: options.liveness }),
     discover: undefined
   }
 }

@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox'
 import { ProtocolError } from '../../lib/errors.js'
 import { errorBody, notificationText, resultText, type RequestId } from '../../lib/spec/jsonrpc.js'
 import type { ClientAnswer, Logger } from '../../lib/spec/types.js'
+import { MemoryLiveness } from '../../lib/state/liveness.js'
 import { Registry } from '../../lib/define/registry.js'
 import type { ToolContext } from '../../lib/define/context.js'
 import { MemoryBus } from '../../lib/state/memory-bus.js'
@@ -149,7 +150,7 @@ function setup (): { server: ServerContext, sessions: Sessions, registry: Regist
   })
   registry.seal()
   server.lists.build()
-  return { server, sessions: new Sessions(store, bus), registry }
+  return { server, sessions: new Sessions(store, bus, new MemoryLiveness('here')), registry }
 }
 
 const line = (value: unknown): string => JSON.stringify(value)

@@ -13,6 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ClientInputError } from '../../errors.js'
 import { isResumable } from '../../spec/eras.js'
 import type { EventStore } from '../../state/event-store.js'
+import type { Liveness } from '../../state/liveness.js'
 import type { Call, Channel } from '../../protocol/call.js'
 import type { ClientRequests } from '../../protocol/session/client-requests.js'
 import { Outbox } from './outbox.js'
@@ -61,7 +62,7 @@ export class CallStreams {
   private streamCount = 0
 
   /** `questions`: the session protocol's, where a 2025 call's questions wait for their answers. */
-  constructor (private readonly events: EventStore, private readonly questions: ClientRequests, private readonly sse: SseOptions) {}
+  constructor (private readonly events: EventStore, private readonly questions: ClientRequests, private readonly sse: SseOptions, private readonly liveness: Liveness) {}
 
   /**
    * A call answered as JSON unless it has to stream: its answer opens as an event stream at the first
@@ -129,14 +130,23 @@ export class CallStreams {
     const streamId = `${call.sessionId!}/${this.streamPrefix}${(this.streamCount++).toString(36)}`
     const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true, questions)
     this.live.set(streamId, stream)
+    // a stream that outlives its connection is this instance's to end: if it dies, a survivor ends it
+    const owned = { kind: 'stream', streamId, requestId: call.id } as const
+    this.ownership(this.liveness.own(owned), log)
     stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
     return {
       stream,
       finish: (answer) => stream.finish(answer, (delivered) => {
         this.live.delete(streamId)
+        this.ownership(this.liveness.release(owned), log)
         if (delivered?.socket != null) this.answeredOn.set(delivered.socket, streamId)
       })
     }
+  }
+
+  /** Records or forgets a stream as this instance's without holding it up; a failure is logged. */
+  private ownership (pending: void | Promise<void>, log: FastifyRequest['log']): void {
+    if (pending instanceof Promise) pending.catch((err: unknown) => log.error({ err }, 'fastify-sake: the liveness store failed while recording a resumable stream (if this instance dies, a client resuming it waits for its events to expire)'))
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import type { Bus } from '../../state/bus.js'
 import type { EventStore } from '../../state/event-store.js'
+import type { Liveness } from '../../state/liveness.js'
 import type { SessionStore } from '../../state/session-store.js'
 import type { ClientRequests } from '../../protocol/session/client-requests.js'
 import { CallStreams } from './call-streams.js'
@@ -20,6 +21,8 @@ export interface StreamsOptions {
   readonly questions: ClientRequests
   /** Milliseconds between SSE keep-alive comments (0: none). */
   readonly keepAlive: number
+  /** Where a resumable stream is recorded as this instance's, for a survivor to end if it dies. */
+  readonly liveness: Liveness
 }
 
 export class Streams {
@@ -31,7 +34,7 @@ export class Streams {
 
   constructor (options: StreamsOptions) {
     const sse = { keepAlive: options.keepAlive }
-    this.calls = new CallStreams(options.events, options.questions, sse)
+    this.calls = new CallStreams(options.events, options.questions, sse, options.liveness)
     this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls.live, sse)
     this.listens = new Listens(options.bus, sse)
     // a session deleted on another instance of the fleet: its GET stream here ends too

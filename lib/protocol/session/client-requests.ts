@@ -3,10 +3,10 @@
  * `roots/list`): each goes out as a JSON-RPC request on the call's event stream and waits here
  * until the client POSTs its response on the same session, the timeout passes, or the call ends.
  *
- * Ids carry a random prefix per process, so that in a fleet an answer reaching the wrong instance
- * can travel the bus to the right one without colliding with another instance's question.
+ * Ids carry the asking instance's id (`sake-<instance>-<n>`), so that in a fleet an answer reaching
+ * another instance can travel the bus to the right one without colliding with another instance's
+ * question, and the instance that asked is known even when it died.
  */
-import { randomBytes } from 'node:crypto'
 import { ClientInputError } from '../../errors.js'
 import type { ClientAnswer } from '../../spec/types.js'
 import type { ClientRequestOptions } from '../call.js'
@@ -31,9 +31,11 @@ export function answerOf (result: unknown, error: unknown): ClientAnswer {
 }
 
 export class ClientRequests {
+  /** `instance`: this instance's id in the fleet (random per process). */
+  constructor (private readonly instance: string) {}
+
   /** Waiting questions by session and id. */
   private readonly pending = new Map<string, Pending>()
-  private readonly prefix = randomBytes(6).toString('base64url')
   private next = 0
   /** Set when the server closes: a question asked after that fails at once. */
   private closed = false
@@ -46,7 +48,7 @@ export class ClientRequests {
   async send (sessionId: string, write: (message: string) => boolean, method: string, params: Record<string, unknown>, options: ClientRequestOptions, owned?: Set<string>): Promise<ClientAnswer> {
     const { timeout, signal, key } = options
     if (this.closed) throw new ClientInputError(key, method, 'cancelled', `the server is closing: ${method} ('${key}') was not sent`)
-    const id = `sake-${this.prefix}-${++this.next}`
+    const id = `sake-${this.instance}-${++this.next}`
     const slot = `${sessionId}\n${id}`
     return new Promise((resolve, reject) => {
       const cleanup = (): void => {
@@ -96,6 +98,11 @@ export class ClientRequests {
   /** Whether an id could be one of ours, on this instance or another of the fleet. */
   static mayBeOurs (id: unknown): id is string {
     return typeof id === 'string' && id.startsWith('sake-')
+  }
+
+  /** The instance that asked a question, from its id (`sake-<instance>-<n>`). */
+  static askedBy (id: string): string {
+    return id.slice(5, id.lastIndexOf('-'))
   }
 
   /** Hands a client's response to the question it answers; false when no question here has that id. */

@@ -13,6 +13,7 @@ import { INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
 import { CLIENT_NOTIFICATIONS } from '../../spec/methods.js'
 import type { ClientAnswer, Logger } from '../../spec/types.js'
 import type { Bus } from '../../state/bus.js'
+import type { Liveness } from '../../state/liveness.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
 import { isThenable } from '../../values.js'
 import { initialize } from '../methods/lifecycle.js'
@@ -33,10 +34,12 @@ export class Sessions {
   /** 2025 calls that `notifications/cancelled` can stop (per process: see `cancellations.ts`). */
   readonly cancellations: Cancellations
   /** Questions asked of 2025 clients, waiting for their answers. */
-  readonly questions = new ClientRequests()
+  readonly questions: ClientRequests
   private readonly unsubscribe: () => void
 
-  constructor (readonly store: SessionStore, private readonly bus: Bus) {
+  /** `liveness`: which instances of the fleet are alive, for an answer to a question another one asked. */
+  constructor (readonly store: SessionStore, private readonly bus: Bus, private readonly liveness: Liveness) {
+    this.questions = new ClientRequests(liveness.instance)
     this.cancellations = new Cancellations(bus)
     // answers POSTed to another instance of the fleet reach the one holding the question here; a
     // session deleted there ends the waits of its questions here (their answers cannot come)
@@ -112,11 +115,16 @@ export class Sessions {
 
   /**
    * A client's response to one of our questions: to the question, when this process asked it;
-   * otherwise onto the bus, for the instance that did.
+   * otherwise onto the bus, for the instance that did. Refused (410) when that instance died: the
+   * answer has nobody to reach, and the call that asked ended with an error.
    */
   async answered (sessionId: string, id: unknown, answer: ClientAnswer, log: Logger): Promise<void> {
     // only ids of ours travel: anything else answers no question on any instance
     if (!ClientRequests.mayBeOurs(id) || this.questions.answer(sessionId, id, answer)) return
+    const asker = ClientRequests.askedBy(id)
+    if (!await this.liveness.alive(asker)) {
+      throw new ProtocolError(INVALID_REQUEST, `Gone: the server instance that asked ${JSON.stringify(id)} stopped, and the call that asked it ended with an error; call again`, 410)
+    }
     try {
       await this.bus.publish({ type: 'clientResponse', sessionId, id, answer })
     } catch (err) {

@@ -11,6 +11,7 @@ import { INTERNAL_ERROR, notificationText } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { isObject } from '../../values.js'
 import type { Bus } from '../../state/bus.js'
+import type { Liveness } from '../../state/liveness.js'
 import { TERMINAL, type TaskAnswer, type TaskPatch, type TaskQuestion, type TaskRecord, type TaskStatus, type TaskStore } from '../../state/task-store.js'
 import type { Logger } from '../../spec/types.js'
 import type { Call } from '../call.js'
@@ -66,6 +67,8 @@ export interface TaskSettings {
   readonly now?: () => number
   /** Where the failures of work detached from any request go (a task store that fails while settling, say). */
   readonly log?: Logger | undefined
+  /** Where a task running here is recorded as this instance's, for a survivor to fail it if the instance dies. */
+  readonly liveness?: Liveness | undefined
 }
 
 /** A change of a live task, computed from the record as read; undefined: nothing to change. */
@@ -100,6 +103,7 @@ export class Tasks {
   private readonly closeTimeout: number
   private readonly now: () => number
   private readonly log: Logger | undefined
+  private readonly liveness: Liveness | undefined
   private readonly running = new Map<string, Running>()
   private readonly waiters = new Map<string, Set<() => void>>()
   /** Questions a `tasks/result` stream of this instance is carrying now (`taskId key`): asked once at a time. */
@@ -117,6 +121,7 @@ export class Tasks {
     this.closeTimeout = settings.closeTimeout
     this.now = settings.now ?? Date.now
     this.log = settings.log
+    this.liveness = settings.liveness
   }
 
   /** The ttl granted for a requested one (undefined: none asked). */
@@ -144,7 +149,14 @@ export class Tasks {
       ttl,
       pollInterval: this.pollInterval
     }
-    if (!await this.store.create(record)) return undefined
+    const owned = { kind: 'task', taskId: record.taskId } as const
+    // recorded as this instance's before it exists: a task nobody could end if this instance died
+    // would be polled until its ttl
+    await this.liveness?.own(owned)
+    if (!await this.store.create(record)) {
+      await this.liveness?.release(owned)
+      return undefined
+    }
     this.listen()
     const controller = new AbortController()
     // each question waiting (up to MAX_PENDING_QUESTIONS) listens to the task's signal
@@ -164,6 +176,9 @@ export class Tasks {
       clearTimeout(expiry)
       this.running.delete(record.taskId)
       await this.settle(record.taskId, outcome).catch((err: unknown) => { this.failed(err, 'storing how a task ended') })
+      await (async () => { await this.liveness?.release(owned) })().catch((err: unknown) => {
+        this.log?.error({ err }, 'fastify-sake: the liveness store failed while forgetting a task that ended (harmless: a survivor that takes this instance over finds the task ended)')
+      })
     })()
     this.running.set(record.taskId, { controller, done, expiry })
     return record
@@ -359,6 +374,15 @@ export class Tasks {
   private async settle (taskId: string, outcome: Outcome): Promise<void> {
     // a task cancelled (or expired) meanwhile stays so: the late outcome is dropped
     await this.move(taskId, outcome)
+  }
+
+  /**
+   * A task whose instance died (`protocol/fleet.ts`): failed with a -32603 error saying why. One
+   * that ended meanwhile stays as it ended.
+   */
+  async orphaned (taskId: string, why: string): Promise<void> {
+    const error = { code: INTERNAL_ERROR, message: `Internal error: ${why}` }
+    await this.move(taskId, { status: 'failed', statusMessage: why, error })
   }
 
   private async expire (taskId: string): Promise<void> {

@@ -1,0 +1,175 @@
+/**
+ * Instance liveness in Redis (issue 29). `<prefix>instances` is a sorted set of instance ids, each
+ * scored with its last heartbeat (Redis's own clock, so that the instances' clocks never matter);
+ * `<prefix>owns:<instance>` is the set of what that instance's running calls own. A survivor's
+ * `takeOver` removes, in one script, every instance whose heartbeat is older than `deadAfter`, and
+ * returns what each owned: of two survivors asking at once, one gets it. A dead instance leaves a
+ * tombstone, `<prefix>dead:<instance>`, for an hour: what it asked a client then gets a clear error.
+ *
+ * The heartbeat runs on a worker thread with a Redis connection of its own: a busy instance (a tool
+ * that holds the event loop for a minute) still beats, and is never taken for dead.
+ */
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import type { Liveness, Owned, TakenOver } from '../liveness.js'
+import type { RedisClient, RedisConnection } from './connection.js'
+
+export interface HeartbeatSettings {
+  /** Milliseconds between two heartbeats. */
+  readonly interval: number
+  /** Milliseconds without a heartbeat after which an instance is taken for dead. */
+  readonly deadAfter: number
+}
+
+// [instances] [instance]: its heartbeat now, and the owned set kept as long as it beats
+const NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)"
+
+const BEAT = `${NOW}
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+return 1`
+
+// [instances] [instance]: left (closed); a score of 0 is older than any deadline
+const LEAVE = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], 0, ARGV[1]) end
+return 1`
+
+// [instances] [deadAfter, owns key prefix, tombstone key prefix, tombstone ms]: { instance, { owned... }, ... }
+const TAKE_OVER = `${NOW}
+local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
+local out = {}
+for _, instance in ipairs(dead) do
+  redis.call('ZREM', KEYS[1], instance)
+  redis.call('SET', ARGV[3] .. instance, 1, 'PX', ARGV[4])
+  local key = ARGV[2] .. instance
+  table.insert(out, instance)
+  table.insert(out, redis.call('SMEMBERS', key))
+  redis.call('DEL', key)
+end
+return out`
+
+// [instances, tombstone] [instance, deadAfter]: 0 when known dead, else 1
+const ALIVE = `${NOW}
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if beat and now - tonumber(beat) > tonumber(ARGV[2]) then return 0 end
+return 1`
+
+/** How long a dead instance's tombstone is kept, in ms: longer than any question waits for its answer. */
+const TOMBSTONE = 3_600_000
+
+/** What one owned thing is in the set: the same text for `own` and `release`. */
+function member (owned: Owned): string {
+  return JSON.stringify(owned.kind === 'task' ? ['task', owned.taskId] : ['stream', owned.streamId, owned.requestId])
+}
+
+function parse (text: string): Owned | undefined {
+  const value = JSON.parse(text) as unknown[]
+  if (value[0] === 'task') return { kind: 'task', taskId: value[1] as string }
+  if (value[0] === 'stream') return { kind: 'stream', streamId: value[1] as string, requestId: value[2] as string | number }
+  return undefined
+}
+
+export class RedisLiveness implements Liveness {
+  private readonly instances: string
+  private readonly owns: string
+  private readonly dead: string
+  private readonly heartbeat: Worker
+  /** Settles when the heartbeat's thread has ended (after `close`, or if it ever crashed). */
+  private readonly stopped: Promise<void>
+
+  constructor (private readonly redis: RedisConnection, readonly instance: string, private readonly settings: HeartbeatSettings, connection: WorkerConnection) {
+    this.instances = `${redis.prefix}instances`
+    this.owns = `${redis.prefix}owns:`
+    this.dead = `${redis.prefix}dead:`
+    this.heartbeat = new Worker(HEARTBEAT, {
+      eval: true,
+      workerData: { ...connection, beat: BEAT, leave: LEAVE, keys: [this.instances], instance, interval: settings.interval }
+    })
+    // the worker's timer keeps beating; the process may still exit without waiting for it
+    this.heartbeat.unref()
+    this.stopped = new Promise((resolve) => { this.heartbeat.once('exit', () => resolve()) })
+  }
+
+  async alive (instance: string): Promise<boolean> {
+    if (instance === this.instance) return true
+    try {
+      return await this.redis.script('liveness', ALIVE, [this.instances, this.dead + instance], [instance, this.settings.deadAfter]) === 1
+    } catch {
+      // Redis away: nobody is taken for dead on a guess
+      return true
+    }
+  }
+
+  async own (owned: Owned): Promise<void> {
+    await this.redis.command('liveness', 'SADD', this.owns + this.instance, member(owned))
+  }
+
+  async release (owned: Owned): Promise<void> {
+    await this.redis.command('liveness', 'SREM', this.owns + this.instance, member(owned))
+  }
+
+  async takeOver (): Promise<readonly TakenOver[]> {
+    const flat = await this.redis.script('liveness', TAKE_OVER, [this.instances], [this.settings.deadAfter, this.owns, this.dead, TOMBSTONE]) as Array<string | string[]>
+    const taken: TakenOver[] = []
+    for (let i = 0; i < flat.length; i += 2) {
+      const owned = (flat[i + 1] as string[]).map(parse).filter((item) => item !== undefined)
+      taken.push({ instance: flat[i] as string, owned })
+    }
+    return taken
+  }
+
+  /** Stops the heartbeat, after saying this instance left (so that a survivor takes over what is left at once). */
+  async close (): Promise<void> {
+    // a message to a thread that already ended goes nowhere; its exit has settled `stopped`
+    this.heartbeat.postMessage('leave')
+    await this.stopped
+  }
+}
+
+/** How the heartbeat's worker connects: the URL, or a client's options (what of them a thread can receive). */
+export interface WorkerConnection {
+  readonly ioredis: string
+  readonly url?: string | undefined
+  readonly options?: Record<string, unknown> | undefined
+}
+
+/**
+ * The worker's connection, from the server's: the same URL, or the options of the user's client
+ * (host, port, password, db, tls…; functions such as a retry strategy cannot cross to a thread).
+ */
+export function workerConnection (url: string | undefined, client: RedisClient): WorkerConnection {
+  const ioredis = createRequire(import.meta.url).resolve('ioredis')
+  if (url !== undefined) return { ioredis, url }
+  const options: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries((client as unknown as { options?: Record<string, unknown> }).options ?? {})) {
+    try {
+      options[key] = structuredClone(value)
+    } catch {
+      // a function (a retry strategy, say): the worker's client uses ioredis's default
+    }
+  }
+  return { ioredis, options }
+}
+
+/**
+ * The heartbeat thread (CommonJS, run from this text: nothing to resolve on disk, whatever loads
+ * the package): a heartbeat now and every `interval` ms, failures ignored (Redis away: the next one
+ * tries again; the server's own connection reports the outage); on 'leave', a last word and exit.
+ */
+const HEARTBEAT = `
+const { workerData, parentPort } = require('node:worker_threads')
+const { Redis } = require(workerData.ioredis)
+const client = workerData.url !== undefined
+  ? new Redis(workerData.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+  : new Redis({ ...workerData.options, enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+client.on('error', () => {})
+const beat = () => client.eval(workerData.beat, 1, ...workerData.keys, workerData.instance).catch(() => {})
+client.once('ready', beat)
+const timer = setInterval(beat, workerData.interval)
+parentPort.on('message', async () => {
+  clearInterval(timer)
+  try { await client.eval(workerData.leave, 1, ...workerData.keys, workerData.instance) } catch {}
+  client.disconnect()
+  process.exit(0)
+})
+`

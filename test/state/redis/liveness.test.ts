@@ -1,0 +1,111 @@
+// Instance liveness on a real redis-server (issue 29): heartbeats from a worker thread, so that a
+// busy instance still beats; a dead instance taken over once, with what it owned; a closed one at
+// once. Each instance here is a RedisLiveness of its own, as each process of a fleet has one.
+import t, { type Test } from 'tap'
+import { connect, type RedisConnection } from '../../../lib/state/redis/connection.js'
+import { RedisLiveness, workerConnection } from '../../../lib/state/redis/liveness.js'
+import type { Owned } from '../../../lib/state/liveness.js'
+import { startRedis, type RunningRedis } from '../../helpers/redis.js'
+import { sleep, until } from '../../helpers/until.js'
+
+const log: any = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {}, child: () => log }
+const SETTINGS = { interval: 100, deadAfter: 400 }
+
+async function member (t: Test, redis: RunningRedis, instance: string): Promise<{ liveness: RedisLiveness, conn: RedisConnection }> {
+  const conn = await connect({ url: redis.url, prefix: 'f:', timeout: 1000 }, log)
+  const liveness = new RedisLiveness(conn, instance, SETTINGS, workerConnection(redis.url, conn.client))
+  t.teardown(async () => {
+    await liveness.close()
+    await conn.close()
+  })
+  return { liveness, conn }
+}
+
+const beating = (redis: RunningRedis, instance: string): boolean => redis.cli('ZSCORE', 'f:instances', instance) !== ''
+
+t.test('a live instance beats and is never taken over, even while its event loop is busy', async (t) => {
+  const redis = await startRedis(t)
+  const a = await member(t, redis, 'a')
+  const b = await member(t, redis, 'b')
+  await until(() => beating(redis, 'a') && beating(redis, 'b'), { what: 'both heartbeats' })
+  await a.liveness.own({ kind: 'task', taskId: 't1' })
+  // the event loop held for three times deadAfter, as a long synchronous tool would: the worker beats on
+  const end = Date.now() + 3 * SETTINGS.deadAfter
+  while (Date.now() < end) { /* busy */ }
+  t.same(await b.liveness.takeOver(), [], 'nobody is dead')
+  t.equal(redis.cli('SMEMBERS', 'f:owns:a'), '["task","t1"]', 'what a owns is still its own')
+})
+
+t.test('an instance that stops beating is taken over once, with what it owned; released things are not in it', async (t) => {
+  const redis = await startRedis(t)
+  const a = await member(t, redis, 'a')
+  const b = await member(t, redis, 'b')
+  const c = await member(t, redis, 'c')
+  await until(() => beating(redis, 'a'), { what: "a's heartbeat" })
+  const owned: Owned[] = [{ kind: 'task', taskId: 't1' }, { kind: 'stream', streamId: 's/x0', requestId: 7 }, { kind: 'stream', streamId: 's/x1', requestId: 'r"1' }, { kind: 'task', taskId: 'done' }]
+  for (const item of owned) await a.liveness.own(item)
+  await a.liveness.release({ kind: 'task', taskId: 'done' })
+  // a dies without a word: its heartbeat thread stops, as a SIGKILL would stop it
+  await (a.liveness as any).heartbeat.terminate()
+  const started = Date.now()
+  let taken: Awaited<ReturnType<RedisLiveness['takeOver']>> = []
+  await until(async () => {
+    // two survivors ask at once: one gets a, the other nothing
+    const [fromB, fromC] = await Promise.all([b.liveness.takeOver(), c.liveness.takeOver()])
+    taken = [...fromB, ...fromC]
+    return taken.length > 0
+  }, { what: 'a taken over', timeout: 5000, interval: 50 })
+  t.ok(Date.now() - started >= SETTINGS.deadAfter - 2 * SETTINGS.interval, 'not before deadAfter')
+  t.equal(taken.length, 1, 'one survivor took a over')
+  t.equal(taken[0]!.instance, 'a')
+  t.same(new Set(taken[0]!.owned.map((item) => JSON.stringify(item))), new Set(owned.slice(0, 3).map((item) => JSON.stringify(item))))
+  t.same(await b.liveness.takeOver(), [], 'and only once')
+  t.equal(await b.liveness.alive('a'), false, 'a taken-over instance is dead for good (its tombstone)')
+  t.equal(await b.liveness.alive('c'), true)
+  t.equal(await b.liveness.alive('never-seen'), true, 'an instance the store does not know is not taken for dead')
+  t.equal(await b.liveness.alive('b'), true, 'itself, without asking Redis')
+  t.equal(redis.cli('EXISTS', 'f:owns:a'), '0')
+  t.ok(beating(redis, 'b') && beating(redis, 'c'), 'the survivors beat on')
+})
+
+t.test('a closed instance has left: taken over at once, without waiting for deadAfter', async (t) => {
+  const redis = await startRedis(t)
+  const a = await member(t, redis, 'a')
+  const b = await member(t, redis, 'b')
+  await until(() => beating(redis, 'a'), { what: "a's heartbeat" })
+  await a.liveness.own({ kind: 'task', taskId: 'left behind' })
+  await a.liveness.close()
+  t.equal(redis.cli('ZSCORE', 'f:instances', 'a'), '0')
+  t.same(await b.liveness.takeOver(), [{ instance: 'a', owned: [{ kind: 'task', taskId: 'left behind' }] }])
+  await sleep(3 * SETTINGS.interval)
+  t.notOk(beating(redis, 'a'), 'no heartbeat after close')
+})
+
+t.test('an ioredis client of the user: the worker connects with its options', async (t) => {
+  const redis = await startRedis(t)
+  const { Redis } = await import('ioredis')
+  const port = Number(new URL(redis.url).port)
+  const client = new Redis({ host: '127.0.0.1', port, retryStrategy: () => 100 })
+  t.teardown(() => client.disconnect())
+  const conn = await connect({ client: client as any, prefix: 'f:', timeout: 1000 }, log)
+  const connection = workerConnection(undefined, conn.client)
+  t.equal(connection.url, undefined)
+  t.equal(connection.options!.port, port)
+  t.equal(connection.options!.retryStrategy, undefined, 'a function cannot cross to the thread')
+  const liveness = new RedisLiveness(conn, 'u', SETTINGS, connection)
+  t.teardown(async () => liveness.close())
+  await until(() => beating(redis, 'u'), { what: 'the heartbeat over the options' })
+})
+
+t.test('alive: false once an instance is past its deadline, before anyone took it over; true while Redis is away', async (t) => {
+  const redis = await startRedis(t)
+  const a = await member(t, redis, 'a')
+  const b = await member(t, redis, 'b')
+  await until(() => beating(redis, 'a'), { what: "a's heartbeat" })
+  t.equal(await b.liveness.alive('a'), true)
+  await (a.liveness as any).heartbeat.terminate()
+  await until(async () => !(await b.liveness.alive('a')), { what: 'a past its deadline', timeout: 3000, interval: 50 })
+  t.equal(redis.cli('ZSCORE', 'f:instances', 'a') !== '', true, 'not taken over yet')
+  await redis.kill()
+  t.equal(await b.liveness.alive('a'), true, 'Redis away: nobody is taken for dead on a guess')
+})
