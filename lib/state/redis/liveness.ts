@@ -2,8 +2,9 @@
  * Instance liveness in Redis (issue 29). `<prefix>instances` is a sorted set of instance ids, each
  * scored with its last heartbeat (Redis's own clock, so that the instances' clocks never matter);
  * `<prefix>owns:<instance>` is the set of what that instance's running calls own. A survivor's
- * `takeOver` removes, in one script, every instance whose heartbeat is older than `deadAfter`, and
- * returns what each owned: of two survivors asking at once, one gets it. A dead instance leaves a
+ * `takeOver` removes, in one script, every instance whose heartbeat is older than `deadAfter`, then
+ * reads and forgets what each owned: of two survivors asking at once, the one whose script removed
+ * an instance gets it. A dead instance leaves a
  * tombstone, `<prefix>dead:<instance>`, for an hour: what it asked a client then gets a clear error.
  *
  * The heartbeat runs on a worker thread with a Redis connection of its own: a busy instance (a tool
@@ -33,19 +34,18 @@ const LEAVE = `
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], 0, ARGV[1]) end
 return 1`
 
-// [instances] [deadAfter, owns key prefix, tombstone key prefix, tombstone ms]: { instance, { owned... }, ... }
-const TAKE_OVER = `${NOW}
+// [instances] [deadAfter]: the instances past their deadline, removed (whoever removes one takes it over)
+const DEAD = `${NOW}
 local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
-local out = {}
-for _, instance in ipairs(dead) do
-  redis.call('ZREM', KEYS[1], instance)
-  redis.call('SET', ARGV[3] .. instance, 1, 'PX', ARGV[4])
-  local key = ARGV[2] .. instance
-  table.insert(out, instance)
-  table.insert(out, redis.call('SMEMBERS', key))
-  redis.call('DEL', key)
-end
-return out`
+for _, instance in ipairs(dead) do redis.call('ZREM', KEYS[1], instance) end
+return dead`
+
+// [owns, tombstone] [tombstone ms]: what a dead instance owned, forgotten; its tombstone set
+const CLAIM = `
+redis.call('SET', KEYS[2], 1, 'PX', ARGV[1])
+local owned = redis.call('SMEMBERS', KEYS[1])
+redis.call('DEL', KEYS[1])
+return owned`
 
 // [instances, tombstone] [instance, deadAfter]: 0 when known dead, else 1
 const ALIVE = `${NOW}
@@ -62,11 +62,9 @@ function member (owned: Owned): string {
   return JSON.stringify(owned.kind === 'task' ? ['task', owned.taskId] : ['stream', owned.streamId, owned.requestId])
 }
 
-function parse (text: string): Owned | undefined {
+function parse (text: string): Owned {
   const value = JSON.parse(text) as unknown[]
-  if (value[0] === 'task') return { kind: 'task', taskId: value[1] as string }
-  if (value[0] === 'stream') return { kind: 'stream', streamId: value[1] as string, requestId: value[2] as string | number }
-  return undefined
+  return value[0] === 'task' ? { kind: 'task', taskId: value[1] as string } : { kind: 'stream', streamId: value[1] as string, requestId: value[2] as string | number }
 }
 
 export class RedisLiveness implements Liveness {
@@ -109,11 +107,12 @@ export class RedisLiveness implements Liveness {
   }
 
   async takeOver (): Promise<readonly TakenOver[]> {
-    const flat = await this.redis.script('liveness', TAKE_OVER, [this.instances], [this.settings.deadAfter, this.owns, this.dead, TOMBSTONE]) as Array<string | string[]>
+    // every key named in KEYS (never built inside a script), so that a client's keyPrefix applies to all
+    const dead = await this.redis.script('liveness', DEAD, [this.instances], [this.settings.deadAfter]) as string[]
     const taken: TakenOver[] = []
-    for (let i = 0; i < flat.length; i += 2) {
-      const owned = (flat[i + 1] as string[]).map(parse).filter((item) => item !== undefined)
-      taken.push({ instance: flat[i] as string, owned })
+    for (const instance of dead) {
+      const owned = await this.redis.script('liveness', CLAIM, [this.owns + instance, this.dead + instance], [TOMBSTONE]) as string[]
+      taken.push({ instance, owned: owned.map(parse) })
     }
     return taken
   }

@@ -81,20 +81,33 @@ t.test('a closed instance has left: taken over at once, without waiting for dead
   t.notOk(beating(redis, 'a'), 'no heartbeat after close')
 })
 
-t.test('an ioredis client of the user: the worker connects with its options', async (t) => {
+t.test('an ioredis client of the user, with a keyPrefix: the worker connects with its options, and every key is prefixed', async (t) => {
   const redis = await startRedis(t)
   const { Redis } = await import('ioredis')
   const port = Number(new URL(redis.url).port)
-  const client = new Redis({ host: '127.0.0.1', port, retryStrategy: () => 100 })
-  t.teardown(() => client.disconnect())
-  const conn = await connect({ client: client as any, prefix: 'f:', timeout: 1000 }, log)
-  const connection = workerConnection(undefined, conn.client)
-  t.equal(connection.url, undefined)
-  t.equal(connection.options!.port, port)
-  t.equal(connection.options!.retryStrategy, undefined, 'a function cannot cross to the thread')
-  const liveness = new RedisLiveness(conn, 'u', SETTINGS, connection)
-  t.teardown(async () => liveness.close())
-  await until(() => beating(redis, 'u'), { what: 'the heartbeat over the options' })
+  const member = async (instance: string): Promise<RedisLiveness> => {
+    const client = new Redis({ host: '127.0.0.1', port, keyPrefix: 'kp:', retryStrategy: () => 100 })
+    const conn = await connect({ client: client as any, prefix: 'f:', timeout: 1000 }, log)
+    const connection = workerConnection(undefined, conn.client)
+    t.equal(connection.url, undefined)
+    t.equal(connection.options!.port, port)
+    t.equal(connection.options!.retryStrategy, undefined, 'a function cannot cross to the thread')
+    const liveness = new RedisLiveness(conn, instance, SETTINGS, connection)
+    t.teardown(async () => {
+      await liveness.close()
+      client.disconnect()
+    })
+    return liveness
+  }
+  const u = await member('u')
+  const v = await member('v')
+  await until(() => redis.cli('ZSCORE', 'kp:f:instances', 'u') !== '', { what: 'the heartbeat over the options, under the keyPrefix' })
+  await u.own({ kind: 'task', taskId: 'prefixed' })
+  t.equal(redis.cli('SMEMBERS', 'kp:f:owns:u'), '["task","prefixed"]')
+  await u.close()
+  t.same(await v.takeOver(), [{ instance: 'u', owned: [{ kind: 'task', taskId: 'prefixed' }] }])
+  t.equal(redis.cli('EXISTS', 'kp:f:dead:u'), '1', 'the tombstone under the keyPrefix too')
+  t.equal(await v.alive('u'), false)
 })
 
 t.test('alive: false once an instance is past its deadline, before anyone took it over; true while Redis is away', async (t) => {
