@@ -70,6 +70,19 @@ t.test('a task runs as this instance\'s while it runs, and no longer once it end
   await until(() => liveness.owned.length === 0, { what: 'the task to be released' })
 })
 
+t.test('a liveness store failing to forget an ended task is logged; the task stays as it ended', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  t.teardown(() => store.close())
+  const liveness = fakeLiveness()
+  liveness.release = () => { throw new Error('liveness away') }
+  const log = recording()
+  const tasks = new Tasks({ store, bus: new MemoryBus(), ttl: 10_000, maxTtl: 20_000, pollInterval: 500, pageSize: 10, closeTimeout: 50, liveness, log: log.logger })
+  const record = await tasks.start(call, 5000, async () => ({ status: 'completed', result: { content: [] } }))
+  await until(() => log.lines.length > 0, { what: 'the failure to be logged' })
+  t.match(log.lines[0], { level: 'error', err: { message: 'liveness away' }, msg: /the liveness store failed while forgetting a task that ended/ })
+  t.equal((await store.get(record!.taskId))!.status, 'completed')
+})
+
 t.test('the dead instance\'s task fails with -32603; its waiter sees it; a second takeover changes nothing', async (t) => {
   const { fleet, tasks, liveness, log } = setup()
   // a task as the dead instance left it: working, run by nobody here

@@ -2,9 +2,12 @@
 // - the session store: a user's store is really used (initialize, get, delete) and stays theirs to
 //   close; the default in-memory one is closed with the app;
 // - a session belongs to the subject whose token opened it: another subject's token on it finds no
-//   session (POST, GET and DELETE alike), and the owner's session lives on untouched.
+//   session (POST, GET and DELETE alike), and the owner's session lives on untouched;
+// - an answer to a question another instance of the fleet asked: carried by the bus, or refused once that instance died.
 import t from 'tap'
-import { MemorySessionStore, type Session, type SessionStore } from '../../../lib/index.js'
+import { MemoryBus, MemorySessionStore, type Session, type SessionStore } from '../../../lib/index.js'
+import { ProtocolError } from '../../../lib/errors.js'
+import { Sessions } from '../../../lib/protocol/session/sessions.js'
 import { build } from '../../helpers/app.js'
 import { sessionPost, openSession, rpc } from '../../helpers/requests.js'
 import { RESOURCE, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
@@ -140,4 +143,24 @@ t.test('a session is bound to its subject (was auth/sessions)', async (t) => {
     t.equal(get.statusCode, 401, 'GET too')
     t.match(get.headers['www-authenticate'], /^Bearer resource_metadata=/)
   })
+})
+
+t.test('an answer to a question another instance asked: onto the bus while it lives, refused (410) once it died', async (t) => {
+  const bus = new MemoryBus()
+  const carried: unknown[] = []
+  bus.subscribe((event) => { if (event.type === 'clientResponse') carried.push(event.id) })
+  const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  const asked: string[] = []
+  const liveness = { instance: 'here', alive: async (instance: string) => { asked.push(instance); return instance !== 'gone-1' }, own () {}, release () {}, takeOver: () => [] }
+  const sessions = new Sessions(store, bus, liveness)
+  t.teardown(() => sessions.close())
+  const log: any = { error: () => {} }
+  await sessions.answered('s', 'sake-alive-7', { result: {} }, log)
+  t.same(carried, ['sake-alive-7'], 'a live asker: the bus carries the answer to it')
+  const refused = await sessions.answered('s', 'sake-gone-1-3', { result: {} }, log).catch((err: unknown) => err)
+  t.ok(refused instanceof ProtocolError)
+  t.match(refused, { status: 410, code: -32600, message: 'Gone: the server instance that asked "sake-gone-1-3" stopped, and the call that asked it ended with an error; call again' })
+  t.same(asked, ['alive', 'gone-1'], 'the asker is read from the id, dashes in the instance id included')
+  t.same(carried, ['sake-alive-7'], 'nothing carried for a dead asker')
 })
