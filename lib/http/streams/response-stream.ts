@@ -37,10 +37,10 @@ export class ResponseStream implements Channel {
 
   /**
    * SEP-1699 polling: `retry:` then close the connection; the logical stream goes on. Only a
-   * resumable stream's channel offers it (`CallStreams.deferred`). After the answer there is no
-   * connection left to close: it ended with the answer, before this step runs.
+   * resumable stream's channel offers it (`CallStreams.deferred`); after the answer it does nothing.
    */
   closeConnection (retryMs: number): void {
+    if (this.finished) return
     this.outbox.then(() => {
       const conn = this.outbox.conn
       if (conn === undefined) return
