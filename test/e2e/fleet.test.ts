@@ -185,7 +185,9 @@ t.test('@fastify/redis: the service\'s own client serves the stores; closing the
   const session = await sessionOn(url)
   t.equal(redis.cli('EXISTS', `sake:session:${session}`), '1', 'the session is in the service\'s Redis')
   const clients = (): number => redis.cli('CLIENT', 'LIST').split('\n').filter((line) => line.includes('cmd=')).length
-  t.equal(clients(), 3, 'the service\'s client, the bus subscriber, and redis-cli')
+  // the heartbeat's thread connects on its own, a moment after the server started
+  await until(() => clients() === 4, { what: "the service's client, the bus subscriber, the heartbeat's connection and redis-cli" })
+  t.equal(clients(), 4, 'the service\'s client, the bus subscriber, the heartbeat\'s connection, and redis-cli')
   await app.close()
   await until(() => clients() === 1, { what: 'Redis to see the connections closed' })
   t.equal(clients(), 1, 'all closed: the subscriber by us, the client by @fastify/redis')

@@ -122,3 +122,9 @@ t.test('alive: false once an instance is past its deadline, before anyone took i
   await redis.kill()
   t.equal(await b.liveness.alive('a'), true, 'Redis away: nobody is taken for dead on a guess')
 })
+
+t.test('a client that shows no options: the worker gets none, and connects with ioredis\'s defaults', async (t) => {
+  const connection = workerConnection(undefined, {} as any)
+  t.same(connection.options, {})
+  t.match(connection.ioredis, /ioredis/)
+})
