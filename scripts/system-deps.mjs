@@ -1,14 +1,21 @@
 #!/usr/bin/env node
-// `npm test` runs this first (the `pretest` script): the two system programs the tests drive for
-// real, Debian's redis-server (the Redis store tests start their own servers) and chromium (the
-// MCP Apps browser test), installed with apt-get when they are missing and this runs as root, as
-// CI does; otherwise it says what to install and fails, since those tests would fail anyway.
+// `npm test` runs this first (the `pretest` script): the system programs the tests drive for
+// real, Debian's redis-server (the Redis store tests start their own servers), chromium (the MCP
+// Apps browser test), haproxy and nginx (the gateway recipes of gateway/, test/e2e/gateway.test.ts),
+// installed with apt-get when they are missing and this runs as root, as CI does; otherwise it
+// says what to install and fails, since those tests would fail anyway. Installing haproxy or nginx
+// may start it as a service (nginx then holds port 80): the tests start their own on free ports.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
+// Debian puts both in /usr/sbin, which a non-root PATH may leave out (test/helpers/gateways.ts looks there too)
+const onPathOrSbin = (name) => spawnSync(name, ['-v']).error === undefined || existsSync(`/usr/sbin/${name}`)
+
 const needed = [
   { pkg: 'redis-server', present: () => spawnSync('redis-server', ['--version']).error === undefined },
-  { pkg: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') }
+  { pkg: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') },
+  { pkg: 'haproxy', present: () => onPathOrSbin('haproxy') },
+  { pkg: 'nginx', present: () => onPathOrSbin('nginx') }
 ]
 const missing = needed.filter((one) => !one.present()).map((one) => one.pkg)
 if (missing.length === 0) process.exit(0)
@@ -16,7 +23,7 @@ if (missing.length === 0) process.exit(0)
 const root = typeof process.getuid === 'function' && process.getuid() === 0
 const apt = spawnSync('apt-get', ['--version']).error === undefined
 if (!root || !apt) {
-  console.error(`system-deps: the tests need ${missing.join(' and ')}: apt-get install -y ${missing.join(' ')} (as root), then npm test again`)
+  console.error(`system-deps: the tests need ${missing.join(', ')}: apt-get install -y ${missing.join(' ')} (as root), then npm test again`)
   process.exit(1)
 }
 console.log(`system-deps: installing ${missing.join(', ')} (apt-get)`)
