@@ -381,16 +381,20 @@ export class Tasks {
    * that ended meanwhile stays as it ended.
    */
   async orphaned (taskId: string, why: string): Promise<void> {
-    const error = { code: INTERNAL_ERROR, message: `Internal error: ${why}` }
-    await this.move(taskId, { status: 'failed', statusMessage: why, error })
+    await this.fail(taskId, why, {})
   }
 
   private async expire (taskId: string): Promise<void> {
     // kept a little longer once failed, so that a poller or a waiting tasks/result learns why
-    const error = { code: INTERNAL_ERROR, message: `Internal error: ${EXPIRED}` }
-    if (await this.move(taskId, { status: 'failed', statusMessage: EXPIRED, error, keepUntil: this.now() + EXPIRED_GRACE })) {
+    if (await this.fail(taskId, EXPIRED, { keepUntil: this.now() + EXPIRED_GRACE })) {
       this.running.get(taskId)?.controller.abort(new Error('the task expired'))
     }
+  }
+
+  /** Fails a live task with a -32603 error saying `why`; false when it had ended already. */
+  private async fail (taskId: string, why: string, extra: TaskPatch): Promise<boolean> {
+    const error = { code: INTERNAL_ERROR, message: `Internal error: ${why}` }
+    return await this.move(taskId, { ...extra, status: 'failed', statusMessage: why, error })
   }
 
   /** Subscribes to status changes on the bus once the first task exists (other instances' too). */
