@@ -40,6 +40,7 @@ import { mcpView } from './mcp-view.js'
 import type { McpView, RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
 import type { Bus } from './state/bus.js'
 import type { EventStore } from './state/event-store.js'
+import type { Inbox } from './state/inbox.js'
 import type { SessionStore } from './state/session-store.js'
 import type { TaskStore } from './state/task-store.js'
 
@@ -59,7 +60,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const registry = new Registry(options.scopes)
   // the app's scope catalogue (mcpScopes), across its servers: a scope described otherwise elsewhere fails here
   addToCatalogue(app, { name: options.info.name, path, resource: auth?.resource ?? null, registry, scopes: options.scopes })
-  const { sessions, bus, events, taskStore, liveness, close } = await openStores(options, app.log)
+  const { sessions, bus, events, taskStore, liveness, inbox, close } = await openStores(options, app.log)
   const server = serverContext({
     info: options.info,
     instructions: options.instructions,
@@ -77,11 +78,15 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     log: app.log
   })
   // the 2025 session protocol: the handshake, finding sessions, cancellations, questions to clients
-  const legacy = new Sessions(sessions, bus, liveness)
+  const legacy = new Sessions(sessions, bus, liveness, inbox)
   const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, liveness })
   // a fleet's survivors end what a dead instance was running (only on a shared store: in memory there is no other instance)
   const fleet = new Fleet(liveness, server.tasks, events, app.log)
-  if (options.redis !== undefined) fleet.start(options.redis.heartbeat)
+  if (options.redis !== undefined) {
+    fleet.start(options.redis.heartbeat)
+    // answers the bus missed (its connection blinked) are taken from the inbox at the same pace
+    legacy.collect(options.redis.heartbeat, app.log)
+  }
 
   decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
@@ -121,6 +126,8 @@ interface Stores {
   readonly taskStore: TaskStore
   /** Which instances of the fleet are alive: Redis's heartbeats with the `redis` option, else this instance alone. */
   readonly liveness: Liveness
+  /** Where answers to this instance's questions are left for it: Redis's with the `redis` option, else none (one instance). */
+  readonly inbox: Inbox | undefined
   /** Closes what the plugin made: a store the user passed in is theirs to close. */
   close (): Promise<void>
 }
@@ -146,6 +153,7 @@ async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Pr
     events,
     taskStore,
     liveness,
+    inbox: shared?.inbox,
     close: async () => {
       // this instance leaves the fleet first: a survivor takes over at once whatever it still owns
       await liveness.close?.()

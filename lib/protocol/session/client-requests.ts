@@ -75,6 +75,11 @@ export class ClientRequests {
     })
   }
 
+  /** How many questions wait for their answers. */
+  get waiting (): number {
+    return this.pending.size
+  }
+
   /** Ends the waits of these questions (a call that answered while some of its questions were open). */
   cancel (slots: Iterable<string>, why: string): void {
     for (const slot of [...slots]) this.pending.get(slot)?.cancel(why)

@@ -13,6 +13,7 @@ import { INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
 import { CLIENT_NOTIFICATIONS } from '../../spec/methods.js'
 import type { ClientAnswer, Logger } from '../../spec/types.js'
 import type { Bus } from '../../state/bus.js'
+import type { Inbox } from '../../state/inbox.js'
 import type { Liveness } from '../../state/liveness.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
 import { isThenable } from '../../values.js'
@@ -36,9 +37,15 @@ export class Sessions {
   /** Questions asked of 2025 clients, waiting for their answers. */
   readonly questions: ClientRequests
   private readonly unsubscribe: () => void
+  private collector: NodeJS.Timeout | undefined
+  private collecting: Promise<void> | undefined
 
-  /** `liveness`: which instances of the fleet are alive, for an answer to a question another one asked. */
-  constructor (readonly store: SessionStore, private readonly bus: Bus, private readonly liveness: Liveness) {
+  /**
+   * `liveness`: which instances of the fleet are alive, for an answer to a question another one
+   * asked; `inbox` (a shared store's): where such an answer is also left, for an asker whose bus
+   * connection blinked (`collect`).
+   */
+  constructor (readonly store: SessionStore, private readonly bus: Bus, private readonly liveness: Liveness, private readonly inbox?: Inbox) {
     this.questions = new ClientRequests(liveness.instance)
     this.cancellations = new Cancellations(bus)
     // answers POSTed to another instance of the fleet reach the one holding the question here; a
@@ -115,8 +122,10 @@ export class Sessions {
 
   /**
    * A client's response to one of our questions: to the question, when this process asked it;
-   * otherwise onto the bus, for the instance that did. Refused (410) when that instance died: the
-   * answer has nobody to reach, and the call that asked ended with an error.
+   * otherwise left in the asker's inbox (when there is one) and onto the bus, for the instance
+   * that did. Refused (410) when that instance died: the answer has nobody to reach, and the call
+   * that asked ended with an error; refused (503) when the inbox cannot keep it, so that the
+   * client knows it was not delivered.
    */
   async answered (sessionId: string, id: unknown, answer: ClientAnswer, log: Logger): Promise<void> {
     // only ids of ours travel: anything else answers no question on any instance
@@ -125,10 +134,36 @@ export class Sessions {
     if (!await this.liveness.alive(asker)) {
       throw new ProtocolError(INVALID_REQUEST, `Gone: the server instance that asked ${JSON.stringify(id)} stopped, and the call that asked it ended with an error; call again`, 410)
     }
+    // kept first: once it is in the inbox, a bus that drops it loses nothing
+    await this.inbox?.leave(asker, { sessionId, id, answer })
     try {
       await this.bus.publish({ type: 'clientResponse', sessionId, id, answer })
     } catch (err) {
-      log.error({ err }, 'fastify-sake: the bus failed to carry a client response to the instance that asked')
+      if (this.inbox === undefined) log.error({ err }, 'fastify-sake: the bus failed to carry a client response to the instance that asked')
+      else log.warn({ err }, 'fastify-sake: the bus failed to carry a client response; the instance that asked takes it from its inbox')
+    }
+  }
+
+  /**
+   * Every `interval` ms while a question waits here, takes the answers left in this instance's
+   * inbox: those the bus did not bring (its connection blinked) settle their questions; those it
+   * did find their questions gone, and are dropped. Until `close`.
+   */
+  collect (interval: number, log: Logger): void {
+    if (this.inbox === undefined) return
+    const inbox = this.inbox
+    this.collector = setInterval(() => {
+      if (this.questions.waiting === 0 || this.collecting !== undefined) return
+      this.collecting = this.take(inbox, log).finally(() => { this.collecting = undefined })
+    }, interval)
+    this.collector.unref()
+  }
+
+  private async take (inbox: Inbox, log: Logger): Promise<void> {
+    try {
+      for (const left of await inbox.take(this.liveness.instance)) this.questions.answer(left.sessionId, left.id, left.answer)
+    } catch (err) {
+      log.warn({ err }, 'fastify-sake: the inbox could not be read; trying again at the next heartbeat')
     }
   }
 
@@ -148,8 +183,9 @@ export class Sessions {
     }
   }
 
-  /** The server is closing: no more answers from the bus, and questions still waiting end now. */
+  /** The server is closing: no more answers from the bus or the inbox, and questions still waiting end now. */
   close (): void {
+    clearInterval(this.collector)
     this.unsubscribe()
     this.questions.cancelAll()
   }

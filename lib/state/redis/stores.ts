@@ -1,16 +1,18 @@
 /**
  * Every shared store on one Redis connection (the `redis` option): 2025 sessions, the events of
- * resumable streams, the bus, tasks. Each one is the contract's Redis implementation; what the
+ * resumable streams, the bus, tasks, and the instances' inboxes. Each one is the contract's Redis implementation; what the
  * user gave in a store's own option replaces it (lib/index.ts).
  */
 import type { Logger } from '../../spec/types.js'
 import type { Bus } from '../bus.js'
 import type { EventStore } from '../event-store.js'
+import type { Inbox } from '../inbox.js'
 import type { SessionStore } from '../session-store.js'
 import type { TaskStore } from '../task-store.js'
 import { RedisBus } from './bus.js'
 import type { RedisConnection } from './connection.js'
 import { RedisEventStore } from './event-store.js'
+import { RedisInbox } from './inbox.js'
 import { RedisSessionStore } from './session-store.js'
 import { RedisTaskStore } from './task-store.js'
 
@@ -25,6 +27,7 @@ export interface RedisStores {
   readonly events: EventStore
   readonly bus: Bus
   readonly tasks: TaskStore
+  readonly inbox: Inbox
 }
 
 export function redisStores (redis: RedisConnection, settings: RedisStoreSettings, log: Logger): RedisStores {
@@ -32,6 +35,7 @@ export function redisStores (redis: RedisConnection, settings: RedisStoreSetting
     sessions: new RedisSessionStore(redis, settings.sessions.idleTimeout),
     events: new RedisEventStore(redis, settings.events.maxPerStream, settings.events.idleTimeout),
     bus: new RedisBus(redis, log),
-    tasks: new RedisTaskStore(redis, { maxTtl: settings.tasks.maxTtl })
+    tasks: new RedisTaskStore(redis, { maxTtl: settings.tasks.maxTtl }),
+    inbox: new RedisInbox(redis)
   }
 }

@@ -3,7 +3,8 @@
 //   close; the default in-memory one is closed with the app;
 // - a session belongs to the subject whose token opened it: another subject's token on it finds no
 //   session (POST, GET and DELETE alike), and the owner's session lives on untouched;
-// - an answer to a question another instance of the fleet asked: carried by the bus, or refused once that instance died.
+// - an answer to a question another instance of the fleet asked: carried by the bus, or refused once that instance died;
+// - and left in the asker's inbox too, so that an asker whose bus missed it (the connection blinked) still gets it.
 import t from 'tap'
 import { MemoryBus, MemorySessionStore, type Session, type SessionStore } from '../../../lib/index.js'
 import { ProtocolError } from '../../../lib/errors.js'
@@ -12,6 +13,11 @@ import { build } from '../../helpers/app.js'
 import { sessionPost, openSession, rpc } from '../../helpers/requests.js'
 import { RESOURCE, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
 import { captureLog } from '../../helpers/logs.js'
+import { startRedis } from '../../helpers/redis.js'
+import { until } from '../../helpers/until.js'
+import { connect } from '../../../lib/state/redis/connection.js'
+import { RedisInbox } from '../../../lib/state/redis/inbox.js'
+import type { Inbox } from '../../../lib/state/inbox.js'
 
 t.test('the session store (was plugin/session-store)', async (t) => {
   function recordingStore (async = false): { store: SessionStore, calls: string[], sessions: Map<string, Session> } {
@@ -163,4 +169,61 @@ t.test('an answer to a question another instance asked: onto the bus while it li
   t.match(refused, { status: 410, code: -32600, message: 'Gone: the server instance that asked "sake-gone-1-3" stopped, and the call that asked it ended with an error; call again' })
   t.same(asked, ['alive', 'gone-1'], 'the asker is read from the id, dashes in the instance id included')
   t.same(carried, ['sake-alive-7'], 'nothing carried for a dead asker')
+})
+
+t.test("an answer the asker's bus missed: taken from its inbox while its question waits; an inbox that cannot keep it refuses the POST (503)", async (t) => {
+  const redis = await startRedis(t)
+  const warnings: string[] = []
+  const log: any = { warn: (_o: unknown, m: string) => warnings.push(m), error: () => {}, info: () => {}, debug: () => {}, child: () => log }
+  const conn = await connect({ url: redis.url, prefix: 'p:', timeout: 500 }, log)
+  t.teardown(() => conn.close())
+  const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  const member = (instance: string) => ({ instance, alive: () => true, own () {}, release () {}, takeOver: () => [] })
+  // the asker's bus hears nothing from the other instance (a connection that blinked, for as long as it matters)
+  const asker = new Sessions(store, new MemoryBus(), member('a'), new RedisInbox(conn))
+  t.teardown(() => asker.close())
+  const failing = new MemoryBus()
+  failing.publish = () => { throw new Error('bus down') }
+  const receiver = new Sessions(store, failing, member('b'), new RedisInbox(conn))
+  t.teardown(() => receiver.close())
+
+  let id = ''
+  const answered = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'elicitation/create', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'who' })
+  t.equal(asker.questions.waiting, 1)
+  await receiver.answered('s', id, { result: { action: 'accept', content: { name: 'Ada' } } }, log)
+  t.same(warnings, ['fastify-sake: the bus failed to carry a client response; the instance that asked takes it from its inbox'], 'the bus failing is a warning, not a lost answer')
+  t.equal(redis.cli('LLEN', 'p:inbox:a'), '1', "left in the asker's inbox")
+  asker.collect(50, log)
+  t.same(await answered, { result: { action: 'accept', content: { name: 'Ada' } } }, 'the question got its answer from the inbox')
+  t.equal(asker.questions.waiting, 0)
+  t.equal(redis.cli('EXISTS', 'p:inbox:a'), '0', 'and the inbox is empty')
+
+  // an answer the bus did bring is taken again from the inbox and dropped: its question is gone
+  await receiver.answered('s', id, { result: { action: 'decline' } }, log)
+  const again = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' })
+  await receiver.answered('s', id, { result: { roots: [] } }, log)
+  t.same(await again, { result: { roots: [] } }, 'a stale answer in the inbox settles nothing else')
+
+  await redis.kill()
+  const refused = await receiver.answered('s', 'sake-a-9', { result: {} }, log).catch((err: unknown) => err)
+  t.match(refused, { status: 503, code: -32603, message: /^Service Unavailable: the inbox store cannot be reached/ }, 'not kept: refused, so that the client knows')
+  const waiting = asker.questions.send('s', () => true, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' })
+  await until(() => warnings.includes('fastify-sake: the inbox could not be read; trying again at the next heartbeat'), { what: 'the failed read logged' })
+  asker.close()
+  await t.rejects(waiting, { reason: 'cancelled' }, 'closing ends the wait')
+})
+
+t.test('without an inbox (one instance, or a bus of the user\'s own), collect does nothing and a bus failure is an error in the log', async (t) => {
+  const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  const bus = new MemoryBus()
+  bus.publish = () => { throw new Error('bus down') }
+  const errors: string[] = []
+  const log: any = { error: (_o: unknown, m: string) => errors.push(m), warn: () => {} }
+  const sessions = new Sessions(store, bus, { instance: 'here', alive: () => true, own () {}, release () {}, takeOver: () => [] }, undefined as Inbox | undefined)
+  sessions.collect(10, log)
+  t.teardown(() => sessions.close())
+  await sessions.answered('s', 'sake-there-1', { result: {} }, log)
+  t.same(errors, ['fastify-sake: the bus failed to carry a client response to the instance that asked'])
 })
