@@ -147,7 +147,10 @@ function notesRoutes (app, { scope }) {
  * `options.auth` (or AUTH=1) turns authorization on for a server at `options.baseUrl` (see auth.js).
  */
 export async function build (options = {}) {
-  const app = Fastify({ logger: options.logger ?? { level: process.env.LOG_LEVEL ?? 'info' } })
+  // return503OnClosing: false lets the plugin answer a request that arrives while the instance
+  // closes: 503 with Retry-After and a JSON-RPC error (Fastify's own 503 has neither), and /ready
+  // below goes on answering 503 for the gateway's check
+  const app = Fastify({ logger: options.logger ?? { level: process.env.LOG_LEVEL ?? 'info' }, return503OnClosing: false })
   const auth = (options.auth ?? process.env.AUTH === '1') ? await exampleAuth(options.baseUrl) : undefined
   await app.register(sake, {
     name: 'example-server',
@@ -163,5 +166,8 @@ export async function build (options = {}) {
   if (auth !== undefined) await auth.install(app)
   notesRoutes(app, { scope: auth === undefined ? undefined : 'notes:write' })
   if (options.conformance ?? process.env.CONFORMANCE === '1') registerConformance(app)
+  // readiness for a gateway's health check (gateway/haproxy.cfg): 503 from app.mcp.drain() on
+  // (server.js, at SIGTERM), so that the gateway sends no new requests before the instance closes
+  app.get('/ready', async (_request, reply) => app.mcp.draining ? reply.code(503).send({ ready: false }) : { ready: true })
   return app
 }

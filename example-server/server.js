@@ -1,6 +1,6 @@
 // Starts the example server: `npm start` (HOST and PORT override 127.0.0.1:3000; PORT=0 picks a
 // free port; AUTH=1 turns authorization on, see auth.js; REDIS_URL and MCP_STATE_KEY make it one
-// instance of a fleet, see the README's "Running several instances").
+// instance of a fleet, see the README's "Running several instances"; DRAIN_DELAY, below).
 import { createServer } from 'node:net'
 import { build } from './app.js'
 
@@ -21,12 +21,27 @@ await app.listen({ host, port })
 const { port: actual } = app.server.address()
 app.log.info(`MCP endpoint: http://${shown}:${actual}${app.mcp.path}`)
 
-// app.close() waits for every open connection; a client may hold one it never sends on (Node's
-// fetch reopens a socket after an aborted SSE stream, nodejs/undici#5845), so after a short grace
-// the connections still open are closed: the example stops in about a second whatever its clients do
+// A rolling deploy (README, "Behind a gateway"): at SIGTERM the instance first drains (/ready answers
+// 503 for DRAIN_DELAY ms, default 0, while every request is still served: set it to the gateway's
+// check interval times its fall count), then closes: calls in flight finish within the plugin's
+// closeTimeout (10 s), open streams are handed to the fleet, tasks finish or fail.
+// app.close() also waits for every open connection, and Node never counts as idle a socket that
+// has not sent a request yet (nodejs/node#63452; Node's fetch opens such a socket after an aborted
+// SSE stream, nodejs/undici#5845): those are closed at once, and past the closeTimeout and a second,
+// whatever is still open.
+const unused = new Set()
+app.server.on('connection', (socket) => {
+  unused.add(socket)
+  socket.once('close', () => unused.delete(socket))
+})
+app.server.on('request', (request) => unused.delete(request.socket))
+const drainDelay = Number(process.env.DRAIN_DELAY ?? 0)
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    setTimeout(() => app.server.closeAllConnections(), 1000).unref()
-    app.close().then(() => process.exit(0), () => process.exit(1))
+  process.once(signal, async () => {
+    await app.mcp.drain(drainDelay)
+    setTimeout(() => app.server.closeAllConnections(), 11_000).unref()
+    const closed = app.close()
+    for (const socket of unused) socket.destroy()
+    closed.then(() => process.exit(0), () => process.exit(1))
   })
 }

@@ -63,6 +63,18 @@ export interface McpView {
   resourceUpdated (uri: string): Promise<void>
   /** Every declared scope with its description and what needs it, for a consent page (`scopes_supported` lists the same). */
   scopes (): ScopeInfo[]
+  /**
+   * The readiness signal for a rolling deploy: true from `drain()` (or the start of `app.close()`)
+   * on. A readiness route answers 503 while it is true, so that the gateway's health check stops
+   * sending new requests here before the instance closes (README, "Behind a gateway").
+   */
+  readonly draining: boolean
+  /**
+   * Starts draining (`draining` becomes true) and resolves after `delay` ms (default 0), during
+   * which every request is still served: make it long enough for the gateway's check to notice
+   * (its interval times its fall count), then `await app.close()`.
+   */
+  drain (delay?: number): Promise<void>
 }
 
 declare module 'fastify' {

@@ -160,6 +160,22 @@ export class StoreUnavailableError extends ProtocolError {
 }
 
 /**
+ * The instance is shutting down (`app.close()` began; issue 29): a new MCP request is answered
+ * `-32603` with HTTP 503, `Retry-After` (`retryAfter`, seconds) and `Connection: close`, before
+ * anything runs, so that a client or a gateway sends it again, to another instance. (Fastify answers
+ * its own 503 first unless the server was made with `return503OnClosing: false`.)
+ */
+export class ShuttingDownError extends ProtocolError {
+  readonly retryAfter: number
+
+  constructor (retryAfter: number) {
+    super(-32603, 'Service Unavailable: this server instance is shutting down and takes no new requests; send the request again (another instance answers it)', 503)
+    this.name = 'ShuttingDownError'
+    this.retryAfter = retryAfter
+  }
+}
+
+/**
  * Thrown (or returned) by a tool that cannot do its work without a client capability the request
  * did not declare (Sake's `{:error, {:missing_capability, map}}`). A 2026-07-28 call is answered
  * with HTTP 400 and -32021, `data.requiredCapabilities` set to this map, so the client can retry

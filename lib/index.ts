@@ -34,6 +34,7 @@ import { kMcpRoute, routes } from './http/routes.js'
 import { collectRouteTools } from './http/route-tools/collect.js'
 import { routeToolInfo } from './http/route-tools/run.js'
 import { Streams } from './http/streams/streams.js'
+import { Shutdown } from './http/shutdown.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { Metrics } from './http/metrics.js'
 import { mcpView } from './mcp-view.js'
@@ -88,7 +89,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     legacy.collect(options.redis.heartbeat, app.log)
   }
 
-  decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes }))
+  // draining and closing for rolling deploys: a client told to come back waits a second (`retry:`, Retry-After)
+  const shutdown = new Shutdown(1000)
+  decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes, shutdown }))
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
   // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools/)
   collectRouteTools(app, { registry, ownRoutes: kMcpRoute })
@@ -97,13 +100,20 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     registry.seal()
     server.lists.build()
   })
-  // open streams would hold server.close() forever: end them first (listens get their final response)
+  // a rolling deploy: no new requests, calls in flight finish within closeTimeout, open streams are
+  // handed over or ended (they would hold server.close() forever), tasks finish or fail
   app.addHook('preClose', async () => {
-    // running tasks are cancelled (and awaited within tasks.closeTimeout); their tasks/result answers
-    await server.tasks.close()
-    // questions still waiting for a 2025 client's answer end now, then the streams
+    shutdown.draining = true
+    shutdown.closing = true
+    // in a fleet a resumable stream's events are in the shared store: its client resumes on another
+    // instance (retry:, then the connection closes) while the call finishes here
+    if (options.redis !== undefined) streams.handOver(shutdown.retryMs)
+    streams.close(shutdown.retryMs)
+    // tasks in a store that outlives this process may finish within tasks.closeTimeout
+    const shared = options.redis !== undefined || options.tasks.store !== undefined
+    await Promise.all([shutdown.settle(options.closeTimeout, app.log), server.tasks.close(shared)])
+    // questions still waiting for a 2025 client's answer end now (their calls were told to stop)
     legacy.close()
-    streams.close()
   })
   app.addHook('onClose', async () => {
     legacy.cancellations.close()
@@ -114,7 +124,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans and no metrics
   const otel = options.tracing ? await openTelemetry() : undefined
   const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
-  const endpoint = { server, sessions: legacy, streams, auth, tracing }
+  const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown }
   await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
 }
 

@@ -3,11 +3,13 @@
  * windows on the registry, giving each item as clients see it; its functions tell subscribed
  * clients about changes.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { ServerInfo } from './spec/types.js'
 import type { Registry } from './define/registry.js'
 import { LIST_NAMES, type Bus, type ListName } from './state/bus.js'
 import { scopeList } from './auth/scopes.js'
 import type { ListedInfo, McpView, ToolInfo } from './api.js'
+import type { Shutdown } from './http/shutdown.js'
 
 /** A live, read-only window on one of the registry's maps, giving each entry's wire object. */
 export class WireView implements ReadonlyMap<string, ListedInfo> {
@@ -28,11 +30,16 @@ export interface McpViewOptions {
   readonly registry: Registry
   readonly bus: Bus
   readonly scopes: ReadonlyMap<string, string>
+  /** The endpoint's draining and closing, for the readiness signal. */
+  readonly shutdown: Shutdown
 }
+
+/** The longest `app.mcp.drain` delay, in ms (ten minutes): longer is a mistake, not a drain. */
+const MAX_DRAIN_DELAY = 600_000
 
 /** The frozen `app.mcp` object. */
 export function mcpView (options: McpViewOptions): McpView {
-  const { info, path, registry, bus, scopes } = options
+  const { info, path, registry, bus, scopes, shutdown } = options
   return Object.freeze({
     info,
     path,
@@ -48,6 +55,16 @@ export function mcpView (options: McpViewOptions): McpView {
       if (typeof uri !== 'string' || uri.length === 0) throw new TypeError(`fastify-sake: app.mcp.resourceUpdated takes the resource's URI, a non-empty string, got ${JSON.stringify(uri)}`)
       await bus.publish({ type: 'resourceUpdated', uri })
     },
-    scopes: () => scopeList(registry, scopes)
+    scopes: () => scopeList(registry, scopes),
+    get draining (): boolean {
+      return shutdown.draining
+    },
+    async drain (delay = 0): Promise<void> {
+      if (!Number.isInteger(delay) || delay < 0 || delay > MAX_DRAIN_DELAY) {
+        throw new TypeError(`fastify-sake: app.mcp.drain takes a delay in milliseconds, an integer from 0 to ${MAX_DRAIN_DELAY}, got ${JSON.stringify(delay)}`)
+      }
+      shutdown.draining = true
+      if (delay > 0) await sleep(delay)
+    }
   })
 }

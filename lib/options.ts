@@ -64,7 +64,11 @@ export interface TaskOptions {
   maxTtl?: number
   /** Suggested polling interval (`pollInterval`), in milliseconds. Default 1 second. */
   pollInterval?: number
-  /** How long server close waits for cancelled tasks, in milliseconds. Default 5 seconds. */
+  /**
+   * How long `app.close()` gives running tasks, in milliseconds: with a store that outlives the
+   * process (Redis, or your own), they may finish within it, and whatever still runs then fails;
+   * in memory they fail at once and their handlers get this long to stop. Default 5 seconds.
+   */
   closeTimeout?: number
 }
 
@@ -93,6 +97,11 @@ export interface SakeOptions {
    * may stay silent before its stream opens (a proxy waits for headers); 0: neither. Default 15,000.
    */
   keepAlive?: number
+  /**
+   * How long `app.close()` lets MCP calls in flight finish, in milliseconds, before their
+   * `ctx.signal` aborts (a rolling deploy: README, "Behind a gateway"). Default 10 seconds.
+   */
+  closeTimeout?: number
   /** Legacy session settings. */
   sessions?: SessionOptions
   /** Where list-changed and resource-updated notifications travel to open streams. Default: in memory. */
@@ -182,6 +191,7 @@ export interface ResolvedOptions {
   readonly pageSize: number
   readonly bodyLimit: number
   readonly keepAlive: number
+  readonly closeTimeout: number
   readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number }
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
@@ -210,6 +220,7 @@ export const defaults = Object.freeze({
   pageSize: 100,
   bodyLimit: 1024 * 1024, // 1 MiB, Fastify's own default
   keepAlive: 15_000, // 15 s, in ms: under the idle timeouts of common proxies (60 s)
+  closeTimeout: 10_000, // 10 s, in ms: inside the 30 s a process manager usually grants after SIGTERM
   idleTimeout: 30 * 60_000, // 30 minutes, in ms
   maxSessions: 10_000,
   maxEventsPerStream: 1000,
@@ -228,7 +239,7 @@ export const defaults = Object.freeze({
   requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const TASK_KEYS = ['store', 'maxTasks', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
@@ -404,6 +415,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     pageSize: integer(input, 'pageSize', 1, defaults.pageSize, 'tools per page'),
     bodyLimit: integer(input, 'bodyLimit', 1, defaults.bodyLimit, 'bytes'),
     keepAlive: integer(input, 'keepAlive', 0, defaults.keepAlive, 'milliseconds; 0 for none', 'keepAlive', MAX_TIMER),
+    closeTimeout: integer(input, 'closeTimeout', 0, defaults.closeTimeout, 'milliseconds', 'closeTimeout', MAX_TIMER),
     sessions: Object.freeze({
       store: implementation<SessionStore>(sessions.store, 'sessions.store', 'SessionStore', SESSION_STORE_METHODS),
       idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),

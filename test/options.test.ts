@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -118,6 +118,7 @@ t.test('defaults', async (t) => {
     pageSize: 100,
     bodyLimit: 1024 * 1024,
     keepAlive: 15_000,
+    closeTimeout: 10_000,
     sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000 },
     bus: undefined,
     events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
@@ -225,6 +226,7 @@ t.test('requestState and inputTimeout', async (t) => {
   await refusesRegister(t, { ...base, inputTimeout: -1 }, /option 'inputTimeout' must be an integer from 1 to 2147483647 \(milliseconds; a Node timer goes no further\), got -1/)
   await refusesRegister(t, { ...base, inputTimeout: 30 * 24 * 3600_000 }, /option 'inputTimeout' must be an integer from 1 to 2147483647/)
   await refusesRegister(t, { ...base, keepAlive: 2 ** 31 }, /option 'keepAlive' must be an integer from 0 to 2147483647/)
+  await refusesRegister(t, { ...base, closeTimeout: -5 }, /option 'closeTimeout' must be an integer from 0 to 2147483647 \(milliseconds; a Node timer goes no further\), got -5/)
   const key = Buffer.alloc(32, 7)
   const resolved = resolveOptions({ ...base, requestState: { keys: [key, Buffer.alloc(32, 8).toString('base64')], ttl: 1000 }, inputTimeout: 5 })
   t.same(resolved.requestState, { keys: [key, Buffer.alloc(32, 8)], ttl: 1000 }, 'the keys decoded')

@@ -75,7 +75,7 @@ function internalError (request: FastifyRequest, err: unknown): ProtocolError {
 
 /** A request of a session as a call, on this request's connection, cancellable by `notifications/cancelled`. */
 export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, inbound: InboundRequest, outcome: CallOutcome | undefined): Call {
-  const transport = new HttpTransport(request, reply, { cancellations: endpoint.sessions.cancellations, sessionId: session.id, requestId: inbound.id })
+  const transport = new HttpTransport(request, reply, endpoint.shutdown, { cancellations: endpoint.sessions.cancellations, sessionId: session.id, requestId: inbound.id })
   return sessionCall(session, inbound, transport, request.mcpAuth ?? undefined, outcome)
 }
 

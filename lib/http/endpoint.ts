@@ -8,6 +8,7 @@ import { PARSE_ERROR } from '../spec/jsonrpc.js'
 import type { ServerContext } from '../protocol/server.js'
 import type { Sessions } from '../protocol/session/sessions.js'
 import type { ResolvedAuth } from '../auth/options.js'
+import type { Shutdown } from './shutdown.js'
 import type { Streams } from './streams/streams.js'
 import type { Tracing } from './tracing.js'
 
@@ -21,6 +22,8 @@ export interface Endpoint {
   readonly auth?: ResolvedAuth | undefined
   /** Traces of MCP requests: the diagnostics channel, and OpenTelemetry spans when it is there. */
   readonly tracing: Tracing
+  /** Draining and closing: refuses new requests once closing, and bounds the calls in flight. */
+  readonly shutdown: Shutdown
 }
 
 /** An empty body, whether the JSON parser saw it or (without a Content-Type) nothing parsed it. */

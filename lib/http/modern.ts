@@ -38,7 +38,7 @@ export function checkModern (request: FastifyRequest, carried: Carried, inbound:
 /** Answers a checked 2026-07-28 request: JSON, an event stream, or a listen. Sync when the method is (a list, a sync tool). */
 export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked, outcome: CallOutcome | undefined): FastifyReply | Promise<FastifyReply> {
   const { inbound } = checked
-  const call = modernCall(inbound, checked.meta, new HttpTransport(request, reply), request.mcpAuth ?? undefined, outcome)
+  const call = modernCall(inbound, checked.meta, new HttpTransport(request, reply, endpoint.shutdown), request.mcpAuth ?? undefined, outcome)
   const facts = inbound.facts
   if (facts?.streams === true && answersAsStream(checked.carried.accept, call)) return answerDeferred(endpoint, request, reply, call, true)
   if (facts?.listens === true) return listen(endpoint, request, reply, call)

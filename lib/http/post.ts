@@ -125,6 +125,11 @@ export function postRoute (endpoint: Endpoint): PostRoute {
   return {
     // traced, the checks run inside the trace, and the rest of the request continues from there
     check: function mcpCheck (request, reply, done) {
+      // closing (app.close() began): nothing new runs here; the client sends it again, elsewhere
+      if (endpoint.shutdown.closing) {
+        done(endpoint.shutdown.refusal)
+        return
+      }
       if (endpoint.tracing.on() && request.body !== undefined) endpoint.tracing.begin(request, reply, inboundOf(request, endpoint.server.registry), () => { runCheck(request, reply, done) })
       else runCheck(request, reply, done)
     },
@@ -149,7 +154,8 @@ export function postRoute (endpoint: Endpoint): PostRoute {
       const answer = span !== undefined
         ? endpoint.tracing.within(span, () => handlePost(endpoint, request, reply, checked, traced!.trace))
         : handlePost(endpoint, request, reply, checked, traced?.trace)
-      return answer instanceof Promise ? answer : undefined
+      // an answer still to come is a call in flight, which app.close() lets finish within closeTimeout
+      return answer instanceof Promise ? endpoint.shutdown.track(answer) : undefined
     }
   }
 }

@@ -24,6 +24,8 @@ export function methodNotAllowed (reply: FastifyReply, message: string): Fastify
 /** GET: a 2025 session's standalone stream, or the resumption of one of its POST streams. */
 export function getRoute (endpoint: Endpoint) {
   return async function mcpGet (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    // a stream opened now would hold the close: the client opens it again, elsewhere
+    if (endpoint.shutdown.closing) return sendError(reply, null, endpoint.shutdown.refusal)
     const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId === undefined) return methodNotAllowed(reply, 'GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions/listen')
     const session = await endpoint.sessions.find(sessionId, request.mcpAuth?.subject, request.log)
@@ -35,6 +37,7 @@ export function getRoute (endpoint: Endpoint) {
 /** DELETE: ends a 2025 session (204), and its GET stream here and on every instance. */
 export function deleteRoute (endpoint: Endpoint) {
   return async function mcpDelete (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    if (endpoint.shutdown.closing) return sendError(reply, null, endpoint.shutdown.refusal)
     const sessionId = headerValue(request.headers, 'mcp-session-id')
     if (sessionId === undefined) {
       return methodNotAllowed(reply, 'DELETE ends a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients have no session to end')

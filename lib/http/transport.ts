@@ -7,27 +7,34 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from '../spec/types.js'
 import type { Transport } from '../protocol/call.js'
 import type { Cancellable } from '../protocol/session/cancellations.js'
+import type { Shutdown } from './shutdown.js'
 
 export class HttpTransport implements Transport {
   readonly request: FastifyRequest
   private readonly reply: FastifyReply
   private readonly cancellable: Cancellable | undefined
+  /** The endpoint's shutdown, which aborts the signal of a call still running at the end of `closeTimeout`. */
+  readonly shutdown: Shutdown
 
   /** `cancellable`: a 2025 call, which `notifications/cancelled` may abort too. */
-  constructor (request: FastifyRequest, reply: FastifyReply, cancellable?: Cancellable) {
+  constructor (request: FastifyRequest, reply: FastifyReply, shutdown: Shutdown, cancellable?: Cancellable) {
     this.request = request
     this.reply = reply
+    this.shutdown = shutdown
     this.cancellable = cancellable
   }
 
   /**
-   * A signal that only a client's `notifications/cancelled` aborts, with the function that stops
-   * watching for it. Only for 2025 calls (only they stream resumably), which are always cancellable.
+   * A signal that only a client's `notifications/cancelled` (or the end of `closeTimeout`) aborts,
+   * with the function that stops watching for it. Only for 2025 calls (only they stream
+   * resumably), which are always cancellable.
    */
   cancelSignal (): { signal: AbortSignal, release: () => void } {
     const controller = new AbortController()
     const { cancellations, sessionId, requestId } = this.cancellable!
-    return { signal: controller.signal, release: cancellations.track(sessionId, requestId, controller) }
+    const untrack = cancellations.track(sessionId, requestId, controller)
+    const unwatch = this.shutdown.watch(controller)
+    return { signal: controller.signal, release: () => { untrack(); unwatch() } }
   }
 
   get log (): Logger {
@@ -42,7 +49,10 @@ export class HttpTransport implements Transport {
       if (!raw.writableFinished) controller.abort(new Error('the client closed the connection'))
     }
     if (raw.destroyed) onClose()
-    else raw.once('close', onClose)
+    else {
+      raw.once('close', onClose)
+      raw.once('close', this.shutdown.watch(controller))
+    }
     if (this.cancellable !== undefined && !raw.destroyed) {
       const { cancellations, sessionId, requestId } = this.cancellable
       raw.once('close', cancellations.track(sessionId, requestId, controller))

@@ -31,7 +31,7 @@ const conflict = new ProtocolError(INVALID_REQUEST, 'Conflict: this session alre
 
 export class SessionStreams {
   /** Open GET streams, by session id. */
-  private readonly standalone = new Map<string, { end (): void }>()
+  private readonly standalone = new Map<string, { end (retryMs?: number): void }>()
 
   constructor (
     private readonly bus: Bus,
@@ -64,7 +64,12 @@ export class SessionStreams {
     for (const event of missed?.events ?? []) if (event.message !== '') conn.send(event.message, event.id)
     if (canResume) outbox.push('')
     const unsubscribe = this.bus.subscribe((event) => this.toSession(session.id, outbox, event, log))
-    this.standalone.set(session.id, { end: () => conn.end() })
+    this.standalone.set(session.id, {
+      end: (retryMs) => {
+        if (retryMs !== undefined) conn.retry(retryMs)
+        conn.end()
+      }
+    })
     conn.onClose(() => {
       unsubscribe()
       this.standalone.delete(session.id)
@@ -143,8 +148,8 @@ export class SessionStreams {
     this.standalone.get(sessionId)?.end()
   }
 
-  /** Ends every GET stream (the server is closing). */
-  close (): void {
-    for (const entry of [...this.standalone.values()]) entry.end()
+  /** Ends every GET stream, telling its client to reconnect after `retryMs` (the server is closing). */
+  close (retryMs: number): void {
+    for (const entry of [...this.standalone.values()]) entry.end(retryMs)
   }
 }

@@ -43,10 +43,23 @@ export class Streams {
     })
   }
 
-  /** Ends the GET and listen streams (the server is closing); calls still running finish on their own. */
-  close (): void {
+  /**
+   * Closes the connections of the resumable streams whose calls run here, after a `retry:` of
+   * `retryMs` (SEP-1699): the calls go on, their events go to the shared store, and their clients
+   * resume on another instance of the fleet (the server is closing).
+   */
+  handOver (retryMs: number): void {
+    for (const stream of this.calls.live.values()) stream.closeConnection(retryMs)
+  }
+
+  /**
+   * Ends the GET streams (after a `retry:` of `retryMs`: their clients reconnect, elsewhere) and
+   * the listens (with their final response): the server is closing. Calls still running finish
+   * on their own.
+   */
+  close (retryMs: number): void {
     this.unsubscribe()
     this.listens.close()
-    this.sessions.close()
+    this.sessions.close(retryMs)
   }
 }

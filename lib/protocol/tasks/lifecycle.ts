@@ -46,6 +46,8 @@ const ORPHANED_AFTER = 10_000
 export const MAX_PENDING_QUESTIONS = 50
 
 const EXPIRED = 'the task expired (its ttl is over)'
+/** Why a task still running when its server closed failed. */
+export const CLOSED = 'the server closed before the task finished; call again'
 
 export function legal (from: TaskStatus, to: TaskStatus): boolean {
   return NEXT[from].has(to)
@@ -353,18 +355,27 @@ export class Tasks {
     }
   }
 
-  /** Server close: every task running here is cancelled, and its handler awaited within a bound. */
-  async close (): Promise<void> {
+  /**
+   * Server close, within `closeTimeout`: with `grace` (a store that outlives this process), running
+   * tasks may finish within it first; whatever still runs then becomes `failed` with a -32603 error
+   * saying the server closed, and its handler is told to stop (without grace, at once, and the
+   * handlers are awaited within the bound). New tasks are refused from now on.
+   */
+  async close (grace = false): Promise<void> {
     this.closed = true
     const running = [...this.running.entries()]
-    for (const [taskId, { controller }] of running) {
-      await this.cancel(taskId, 'the server closed').catch((err: unknown) => { this.failed(err, 'cancelling a task at close') })
-      // also when the task was not live any more (its record gone): its handler must stop regardless
-      controller.abort(new Error('the server closed'))
-    }
     let timer: NodeJS.Timeout | undefined
     const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, this.closeTimeout) })
-    await Promise.race([Promise.all(running.map(([, r]) => r.done)), bound])
+    // with a store that outlives this process (a fleet's), a task that ends within the bound is
+    // simply done: its client reads the result on another instance
+    if (grace) await Promise.race([Promise.all(running.map(([, r]) => r.done)), bound])
+    for (const [taskId, { controller }] of running) {
+      if (!this.running.has(taskId)) continue
+      await this.fail(taskId, CLOSED, {}).catch((err: unknown) => { this.failed(err, 'failing a task at close') })
+      // also when the task was not live any more (its record gone): its handler must stop regardless
+      controller.abort(new Error(CLOSED))
+    }
+    if (!grace) await Promise.race([Promise.all(running.map(([, r]) => r.done)), bound])
     clearTimeout(timer)
     for (const [, r] of running) clearTimeout(r.expiry)
     this.unsubscribe?.()

@@ -96,7 +96,7 @@ t.test('wait: an abort stops it, a vanished record ends it, another instance\'s 
   await lifecycle.close()
 })
 
-t.test('close cancels, waits within its bound, and refuses new tasks', async (t) => {
+t.test('close fails what runs, waits within its bound, and refuses new tasks', async (t) => {
   const lifecycle = tasks({ closeTimeout: 20 })
   let reason: unknown
   const record = (await lifecycle.start(call, 1000, async (signal) => {
@@ -107,9 +107,36 @@ t.test('close cancels, waits within its bound, and refuses new tasks', async (t)
   await lifecycle.close()
   t.ok(Date.now() - started < 1000, 'bounded by closeTimeout')
   t.match(String(reason), /the server closed/)
-  t.equal((await lifecycle.store.get(record.taskId))!.status, 'cancelled')
+  t.match(await lifecycle.store.get(record.taskId), {
+    status: 'failed',
+    statusMessage: 'the server closed before the task finished; call again',
+    error: { code: -32603, message: 'Internal error: the server closed before the task finished; call again' }
+  })
   t.equal(await lifecycle.start(call, 1000, never), undefined, 'closed: no new task')
   await lifecycle.close()
+})
+
+t.test('with grace (a shared store), close lets a task finish within its bound, and fails the one that would not', async (t) => {
+  const lifecycle = tasks({ closeTimeout: 300 })
+  let aborted: unknown
+  const quick = (await lifecycle.start(call, 5000, async (signal) => {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    aborted = signal.aborted
+    return { status: 'completed', result: { content: [] } }
+  }))!
+  let reason: unknown
+  const slow = (await lifecycle.start(call, 5000, async (signal) => {
+    signal.addEventListener('abort', () => { reason = signal.reason })
+    return await new Promise(() => {})
+  }))!
+  const started = Date.now()
+  await lifecycle.close(true)
+  const took = Date.now() - started
+  t.ok(took >= 290 && took < 2000, `the bound was given in full (${took} ms)`)
+  t.equal(aborted, false, 'the quick task was not told to stop')
+  t.equal((await lifecycle.store.get(quick.taskId))!.status, 'completed', 'and it finished')
+  t.match(await lifecycle.store.get(slow.taskId), { status: 'failed', statusMessage: 'the server closed before the task finished; call again' })
+  t.match(String(reason), /the server closed before the task finished/)
 })
 
 const question = (n: number): { method: string, params: Record<string, unknown> } => ({ method: 'elicitation/create', params: { message: `question ${n}` } })
