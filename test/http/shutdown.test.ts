@@ -7,7 +7,6 @@
 // - a 2025 GET stream is told to reconnect (`retry:`) and ends;
 // - the bookkeeping of `Shutdown` itself: answers tracked until they settle, signals watched until released.
 import t from 'tap'
-import { Type } from '../../lib/index.js'
 import { Shutdown, CLOSED_UNDER_CALL } from '../../lib/http/shutdown.js'
 import { ShuttingDownError } from '../../lib/errors.js'
 import { build, deferred, listen } from '../helpers/app.js'
