@@ -10,6 +10,8 @@ export interface RunningRedis {
   readonly port: number
   /** Kills the server (SIGKILL: as a crash would) and waits until it is gone. */
   kill (): Promise<void>
+  /** Stops it as a service manager would (SIGTERM: Redis flushes the append-only file and exits) and waits until it is gone. */
+  terminate (): Promise<void>
   /** Starts it again on the same port (empty, unless started with `persist`). */
   restart (): Promise<void>
   /** One command through redis-cli, for looking at keys: its output, trimmed. */
@@ -49,10 +51,10 @@ async function start (port: number, dir: string | undefined): Promise<ChildProce
   return child
 }
 
-async function stop (child: ChildProcess): Promise<void> {
+async function stop (child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGKILL')
+  child.kill(signal)
   await gone
 }
 
@@ -67,6 +69,7 @@ export async function startRedis (t: Test, options: { persist?: boolean } = {}):
     url: `redis://127.0.0.1:${port}`,
     port,
     kill: async () => stop(child),
+    terminate: async () => stop(child, 'SIGTERM'),
     restart: async () => { child = await start(port, dir) },
     cli: (...args) => spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim()
   }
