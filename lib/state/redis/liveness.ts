@@ -34,10 +34,18 @@ const LEAVE = `
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], 0, ARGV[1]) end
 return 1`
 
-// [instances] [deadAfter]: the instances past their deadline, removed (whoever removes one takes it over)
+// [instances] [deadAfter, asker]: the instances past their deadline (deadAfter -1: only those that
+// left, scored 0), the asker never among them, removed (whoever removes one takes it over)
 const DEAD = `${NOW}
-local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
-for _, instance in ipairs(dead) do redis.call('ZREM', KEYS[1], instance) end
+local cutoff = now - tonumber(ARGV[1])
+if tonumber(ARGV[1]) < 0 then cutoff = 1 end
+local dead = {}
+for _, instance in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff)) do
+  if instance ~= ARGV[2] then
+    redis.call('ZREM', KEYS[1], instance)
+    dead[#dead + 1] = instance
+  end
+end
 return dead`
 
 // [owns, tombstone] [tombstone ms]: what a dead instance owned, forgotten; its tombstone set
@@ -74,6 +82,12 @@ export class RedisLiveness implements Liveness {
   private readonly heartbeat: Worker
   /** Settles when the heartbeat's thread has ended (after `close`, or if it ever crashed). */
   private readonly stopped: Promise<void>
+  /**
+   * Since when this instance's connection has been up (undefined: it is down). After an outage
+   * every heartbeat in Redis is stale, live instances' too: nobody but an instance that left is
+   * taken over until they all had `deadAfter` to beat again.
+   */
+  private upSince: number | undefined
 
   constructor (private readonly redis: RedisConnection, readonly instance: string, private readonly settings: HeartbeatSettings, connection: WorkerConnection) {
     this.instances = `${redis.prefix}instances`
@@ -86,6 +100,10 @@ export class RedisLiveness implements Liveness {
     // the worker's timer keeps beating; the process may still exit without waiting for it
     this.heartbeat.unref()
     this.stopped = new Promise((resolve) => { this.heartbeat.once('exit', () => resolve()) })
+    // connect() waited for the connection: it is up now, or Redis was away at the start
+    this.upSince = Date.now()
+    redis.client.on('close', () => { this.upSince = undefined })
+    redis.client.on('ready', () => { this.upSince = Date.now() })
   }
 
   async alive (instance: string): Promise<boolean> {
@@ -107,8 +125,10 @@ export class RedisLiveness implements Liveness {
   }
 
   async takeOver (): Promise<readonly TakenOver[]> {
+    // just (re)connected: only instances that said they left, until the live ones had time to beat
+    const settled = this.upSince !== undefined && Date.now() - this.upSince >= this.settings.deadAfter
     // every key named in KEYS (never built inside a script), so that a client's keyPrefix applies to all
-    const dead = await this.redis.script('liveness', DEAD, [this.instances], [this.settings.deadAfter]) as string[]
+    const dead = await this.redis.script('liveness', DEAD, [this.instances], [settled ? this.settings.deadAfter : -1, this.instance]) as string[]
     const taken: TakenOver[] = []
     for (const instance of dead) {
       const owned = await this.redis.script('liveness', CLAIM, [this.owns + instance, this.dead + instance], [TOMBSTONE]) as string[]
@@ -163,7 +183,8 @@ const client = workerData.url !== undefined
   : new Redis({ ...workerData.options, enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
 client.on('error', () => {})
 const beat = () => client.eval(workerData.beat, 1, ...workerData.keys, workerData.instance).catch(() => {})
-client.once('ready', beat)
+// at every (re)connection: after an outage, the stale score is renewed at once
+client.on('ready', beat)
 const timer = setInterval(beat, workerData.interval)
 parentPort.on('message', async () => {
   clearInterval(timer)

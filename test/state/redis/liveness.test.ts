@@ -128,3 +128,43 @@ t.test('a client that shows no options: the worker gets none, and connects with 
   t.same(connection.options, {})
   t.match(connection.ioredis, /ioredis/)
 })
+
+t.test('Redis back after an outage longer than deadAfter: every score is stale, yet no live instance is taken over; a dead one still is', async (t) => {
+  const redis = await startRedis(t, { persist: true })
+  const a = await member(t, redis, 'a')
+  const b = await member(t, redis, 'b')
+  const c = await member(t, redis, 'c')
+  await until(() => beating(redis, 'a') && beating(redis, 'b') && beating(redis, 'c'), { what: 'three heartbeats' })
+  await a.liveness.own({ kind: 'task', taskId: 'a1' })
+  await b.liveness.own({ kind: 'task', taskId: 'b1' })
+  await sleep(SETTINGS.deadAfter)
+  t.same(await c.liveness.takeOver(), [], 'settled: nobody is dead')
+  // c dies while Redis is away; a and b live on
+  await (c.liveness as any).heartbeat.terminate()
+  await redis.kill()
+  await sleep(2.5 * SETTINGS.deadAfter)
+  await redis.restart()
+  t.ok(redis.cli('ZSCORE', 'f:instances', 'a') !== '', 'the old scores came back from the append-only file')
+  // a and b ask at once and often, from the moment they are back: neither takes the other (nor itself) over
+  const taken: string[] = []
+  const started = Date.now()
+  await until(async () => {
+    for (const one of [a, b]) for (const { instance } of await one.liveness.takeOver().catch(() => [])) taken.push(instance)
+    return taken.length > 0
+  }, { what: 'c taken over', timeout: 10 * SETTINGS.deadAfter, interval: 20 })
+  t.same(taken, ['c'], 'only the dead one')
+  t.ok(Date.now() - started >= SETTINGS.deadAfter - 2 * SETTINGS.interval, 'once the live ones had deadAfter to beat again')
+  t.equal(redis.cli('SMEMBERS', 'f:owns:a'), '["task","a1"]', "a's work is still a's")
+  t.equal(redis.cli('SMEMBERS', 'f:owns:b'), '["task","b1"]', "b's still b's")
+  t.ok(beating(redis, 'a') && beating(redis, 'b'))
+})
+
+t.test('an instance whose own heartbeat is stale never takes itself over', async (t) => {
+  const redis = await startRedis(t)
+  const a = await member(t, redis, 'a')
+  await until(() => beating(redis, 'a'), { what: "a's heartbeat" })
+  await (a.liveness as any).heartbeat.terminate()
+  await sleep(2 * SETTINGS.deadAfter)
+  t.same(await a.liveness.takeOver(), [], 'its score is past the deadline, but it is the one asking')
+  t.ok(beating(redis, 'a'), 'and it is still listed')
+})
