@@ -48,11 +48,15 @@ export class Fleet {
     }
     for (const { instance, owned } of taken) {
       if (owned.length > 0) this.log.warn({ instance, owned: owned.length }, `fastify-sake: instance ${instance} stopped; ending what it was running`)
-      for (const item of owned) await this.end(item)
+      let ended = true
+      for (const item of owned) ended = await this.end(instance, item) && ended
+      // a store that failed leaves the rest to the next survivor that asks, after the dead interval
+      if (ended) await this.done(instance)
     }
   }
 
-  private async end (owned: Owned): Promise<void> {
+  /** Ends one thing a dead instance owned, then forgets it (so that a survivor taking over again skips it); false when a store failed. */
+  private async end (instance: string, owned: Owned): Promise<boolean> {
     try {
       if (owned.kind === 'task') {
         await this.tasks.orphaned(owned.taskId, STOPPED)
@@ -60,8 +64,19 @@ export class Fleet {
         const error = new ProtocolError(INTERNAL_ERROR, `Internal error: ${STOPPED}`, 500)
         await this.events.append(owned.streamId, JSON.stringify(errorBody(owned.requestId, error)))
       }
+      await this.liveness.release(owned, instance)
+      return true
     } catch (err) {
-      this.log.error({ err, owned }, 'fastify-sake: a store failed while ending the work of a dead instance')
+      this.log.error({ err, owned }, 'fastify-sake: a store failed while ending the work of a dead instance; another survivor tries again')
+      return false
+    }
+  }
+
+  private async done (instance: string): Promise<void> {
+    try {
+      await this.liveness.takenOver(instance)
+    } catch (err) {
+      this.log.warn({ err, instance }, 'fastify-sake: the liveness store failed while forgetting a dead instance taken over (harmless: what it owned was ended)')
     }
   }
 

@@ -23,9 +23,12 @@ export interface TakenOver {
  * - `instance`: this instance's id, unique across the fleet;
  * - `alive` says whether an instance is alive: false only for one known dead (taken over, or past
  *   its deadline); an instance the store does not know is taken as alive, never dead on a guess;
- * - `own` and `release` record and forget what a running call owns, under this instance;
- * - `takeOver` returns the instances that stopped beating, each with what it owned, and forgets
- *   them: of two survivors asking at once, only one gets each dead instance;
+ * - `own` and `release` record and forget what a running call owns, under this instance (or,
+ *   for `release`, under a dead instance being taken over: each thing once it was ended);
+ * - `takeOver` returns the instances that stopped beating, each with what it still owned: of two
+ *   survivors asking at once, only one gets each dead instance; one not declared `takenOver` within
+ *   the dead interval (its survivor stopped midway) is handed out again, with what is left of it;
+ * - `takenOver` says a takeover is done: the dead instance is forgotten;
  * - `close` stops this instance's heartbeat and says it left, so that a survivor takes over what
  *   it still owns without waiting for the heartbeat to expire.
  *
@@ -35,8 +38,9 @@ export interface Liveness {
   readonly instance: string
   alive (instance: string): boolean | Promise<boolean>
   own (owned: Owned): void | Promise<void>
-  release (owned: Owned): void | Promise<void>
+  release (owned: Owned, instance?: string): void | Promise<void>
   takeOver (): readonly TakenOver[] | Promise<readonly TakenOver[]>
+  takenOver (instance: string): void | Promise<void>
   close? (): void | Promise<void>
 }
 
@@ -54,6 +58,7 @@ export class MemoryLiveness implements Liveness {
 
   own (): void {}
   release (): void {}
+  takenOver (): void {}
 
   takeOver (): readonly TakenOver[] {
     return []

@@ -17,19 +17,27 @@ const never = async (): Promise<Outcome> => await new Promise(() => {})
 const call = { era: 'modern', protocolVersion: '2026-07-28' } as unknown as Call
 
 /** A liveness store that hands out what the test queued, and records what was owned. */
-function fakeLiveness (): Liveness & { queue: TakenOver[], owned: Owned[], fail?: Error } {
+function fakeLiveness (): Liveness & { queue: TakenOver[], owned: Owned[], fail?: Error, releasedFrom: string[], done: string[] } {
   const fake = {
     instance: 'here',
     queue: [] as TakenOver[],
     owned: [] as Owned[],
     fail: undefined as Error | undefined,
+    /** `instance kind` of each thing released for a dead instance. */
+    releasedFrom: [] as string[],
+    /** The instances declared taken over. */
+    done: [] as string[],
     alive: () => true,
     own (item: Owned) { fake.owned.push(item) },
-    release (item: Owned) { fake.owned = fake.owned.filter((o) => JSON.stringify(o) !== JSON.stringify(item)) },
+    release (item: Owned, instance?: string) {
+      if (instance !== undefined) fake.releasedFrom.push(`${instance} ${item.kind}`)
+      else fake.owned = fake.owned.filter((o) => JSON.stringify(o) !== JSON.stringify(item))
+    },
     takeOver () {
       if (fake.fail !== undefined) throw fake.fail
       return fake.queue.splice(0)
-    }
+    },
+    takenOver (instance: string) { fake.done.push(instance) }
   }
   return fake
 }
@@ -95,6 +103,8 @@ t.test('the dead instance\'s task fails with -32603; its waiter sees it; a secon
   t.equal(ended!.statusMessage, STOPPED)
   t.same(ended!.error, { code: -32603, message: `Internal error: ${STOPPED}` })
   t.match(log.lines.find((line) => line.msg.startsWith('fastify-sake: instance dead stopped')), { level: 'warn', instance: 'dead', owned: 1 })
+  t.same(liveness.releasedFrom, ['dead task'], 'the task forgotten once ended, under the dead instance')
+  t.same(liveness.done, ['dead'], 'and the takeover declared done')
   liveness.queue.push({ instance: 'dead', owned: [{ kind: 'task', taskId: record!.taskId }] })
   await fleet.sweep()
   t.equal((await tasks.store.get(record!.taskId))!.version, ended!.version, 'a task that ended stays as it ended')
@@ -120,8 +130,18 @@ t.test('a failing store: the takeover is tried again later; one item failing lea
   events.append = () => { throw new Error('events away') }
   liveness.queue.push({ instance: 'dead', owned: [{ kind: 'stream', streamId: 's/x', requestId: 1 }, { kind: 'task', taskId: record!.taskId }] })
   await fleet.sweep()
-  t.ok(log.lines.some((line) => line.level === 'error' && line.msg === 'fastify-sake: a store failed while ending the work of a dead instance' && line.err.message === 'events away'))
+  t.ok(log.lines.some((line) => line.level === 'error' && line.msg === 'fastify-sake: a store failed while ending the work of a dead instance; another survivor tries again' && line.err.message === 'events away'))
   t.equal((await tasks.store.get(record!.taskId))!.status, 'failed', 'the task after the failing stream still ended')
+  t.same(liveness.releasedFrom, ['dead task'], 'only what ended is forgotten')
+  t.same(liveness.done, [], 'the takeover is not declared done: the stream is left for the next survivor')
+})
+
+t.test('a liveness store failing to forget a dead instance taken over is a warning', async (t) => {
+  const { fleet, liveness, log } = setup()
+  liveness.takenOver = () => { throw new Error('liveness away') }
+  liveness.queue.push({ instance: 'dead', owned: [] })
+  await fleet.sweep()
+  t.match(log.lines.at(-1), { level: 'warn', instance: 'dead', err: { message: 'liveness away' }, msg: /the liveness store failed while forgetting a dead instance taken over/ })
 })
 
 t.test('start sweeps on a timer, one sweep at a time; stop waits for the one running', async (t) => {

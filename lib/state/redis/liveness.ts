@@ -2,10 +2,12 @@
  * Instance liveness in Redis (issue 29). `<prefix>instances` is a sorted set of instance ids, each
  * scored with its last heartbeat (Redis's own clock, so that the instances' clocks never matter);
  * `<prefix>owns:<instance>` is the set of what that instance's running calls own. A survivor's
- * `takeOver` removes, in one script, every instance whose heartbeat is older than `deadAfter`, then
- * reads and forgets what each owned: of two survivors asking at once, the one whose script removed
- * an instance gets it. A dead instance leaves a
- * tombstone, `<prefix>dead:<instance>`, for an hour: what it asked a client then gets a clear error.
+ * `takeOver` moves, in one script, every instance whose heartbeat is older than `deadAfter` to
+ * `<prefix>claiming` (scored with when), and reads what each still owns: of two survivors asking at
+ * once, the one whose script moved an instance gets it. The survivor forgets each thing as it ends
+ * it, then the claim (`takenOver`); a claim older than `deadAfter` (its survivor died midway) is
+ * handed out again with what is left. A dead instance leaves a tombstone, `<prefix>dead:<instance>`,
+ * for an hour: what it asked a client then gets a clear error.
  *
  * The heartbeat runs on a worker thread with a Redis connection of its own: a busy instance (a tool
  * that holds the event loop for a minute) still beats, and is never taken for dead.
@@ -34,8 +36,9 @@ const LEAVE = `
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], 0, ARGV[1]) end
 return 1`
 
-// [instances] [deadAfter, asker]: the instances past their deadline (deadAfter -1: only those that
-// left, scored 0), the asker never among them, removed (whoever removes one takes it over)
+// [instances, claiming] [deadAfter, asker]: the instances past their deadline (deadAfter -1: only
+// those that left, scored 0), the asker never among them, moved to the claims (whoever moves one
+// takes it over); and the claims older than deadAfter, whose survivor stopped before it was done
 const DEAD = `${NOW}
 local cutoff = now - tonumber(ARGV[1])
 if tonumber(ARGV[1]) < 0 then cutoff = 1 end
@@ -43,17 +46,28 @@ local dead = {}
 for _, instance in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff)) do
   if instance ~= ARGV[2] then
     redis.call('ZREM', KEYS[1], instance)
+    redis.call('ZADD', KEYS[2], now, instance)
+    dead[#dead + 1] = instance
+  end
+end
+if tonumber(ARGV[1]) >= 0 then
+  for _, instance in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - tonumber(ARGV[1])))) do
+    redis.call('ZADD', KEYS[2], now, instance)
     dead[#dead + 1] = instance
   end
 end
 return dead`
 
-// [owns, tombstone] [tombstone ms]: what a dead instance owned, forgotten; its tombstone set
+// [owns, tombstone] [tombstone ms]: what a dead instance still owns; its tombstone set
 const CLAIM = `
 redis.call('SET', KEYS[2], 1, 'PX', ARGV[1])
-local owned = redis.call('SMEMBERS', KEYS[1])
-redis.call('DEL', KEYS[1])
-return owned`
+return redis.call('SMEMBERS', KEYS[1])`
+
+// [claiming, owns] [instance]: a takeover done
+const DONE = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+return 1`
 
 // [instances, tombstone] [instance, deadAfter]: 0 when known dead, else 1
 const ALIVE = `${NOW}
@@ -77,6 +91,8 @@ function parse (text: string): Owned {
 
 export class RedisLiveness implements Liveness {
   private readonly instances: string
+  /** Dead instances being taken over, scored with when: a claim that grows old was left unfinished. */
+  private readonly claiming: string
   private readonly owns: string
   private readonly dead: string
   private readonly heartbeat: Worker
@@ -91,6 +107,7 @@ export class RedisLiveness implements Liveness {
 
   constructor (private readonly redis: RedisConnection, readonly instance: string, private readonly settings: HeartbeatSettings, connection: WorkerConnection) {
     this.instances = `${redis.prefix}instances`
+    this.claiming = `${redis.prefix}claiming`
     this.owns = `${redis.prefix}owns:`
     this.dead = `${redis.prefix}dead:`
     this.heartbeat = new Worker(HEARTBEAT, {
@@ -120,15 +137,19 @@ export class RedisLiveness implements Liveness {
     await this.redis.command('liveness', 'SADD', this.owns + this.instance, member(owned))
   }
 
-  async release (owned: Owned): Promise<void> {
-    await this.redis.command('liveness', 'SREM', this.owns + this.instance, member(owned))
+  async release (owned: Owned, instance = this.instance): Promise<void> {
+    await this.redis.command('liveness', 'SREM', this.owns + instance, member(owned))
+  }
+
+  async takenOver (instance: string): Promise<void> {
+    await this.redis.script('liveness', DONE, [this.claiming, this.owns + instance], [instance])
   }
 
   async takeOver (): Promise<readonly TakenOver[]> {
     // just (re)connected: only instances that said they left, until the live ones had time to beat
     const settled = this.upSince !== undefined && Date.now() - this.upSince >= this.settings.deadAfter
     // every key named in KEYS (never built inside a script), so that a client's keyPrefix applies to all
-    const dead = await this.redis.script('liveness', DEAD, [this.instances], [settled ? this.settings.deadAfter : -1, this.instance]) as string[]
+    const dead = await this.redis.script('liveness', DEAD, [this.instances, this.claiming], [settled ? this.settings.deadAfter : -1, this.instance]) as string[]
     const taken: TakenOver[] = []
     for (const instance of dead) {
       const owned = await this.redis.script('liveness', CLAIM, [this.owns + instance, this.dead + instance], [TOMBSTONE]) as string[]

@@ -158,7 +158,7 @@ t.test('an answer to a question another instance asked: onto the bus while it li
   const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
   t.teardown(() => store.close())
   const asked: string[] = []
-  const liveness = { instance: 'here', alive: async (instance: string) => { asked.push(instance); return instance !== 'gone-1' }, own () {}, release () {}, takeOver: () => [] }
+  const liveness = { instance: 'here', alive: async (instance: string) => { asked.push(instance); return instance !== 'gone-1' }, own () {}, release () {}, takeOver: () => [], takenOver () {} }
   const sessions = new Sessions(store, bus, liveness)
   t.teardown(() => sessions.close())
   const log: any = { error: () => {} }
@@ -179,7 +179,7 @@ t.test("an answer the asker's bus missed: taken from its inbox while its questio
   t.teardown(() => conn.close())
   const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
   t.teardown(() => store.close())
-  const member = (instance: string) => ({ instance, alive: () => true, own () {}, release () {}, takeOver: () => [] })
+  const member = (instance: string) => ({ instance, alive: () => true, own () {}, release () {}, takeOver: () => [], takenOver () {} })
   // the asker's bus hears nothing from the other instance (a connection that blinked, for as long as it matters)
   const asker = new Sessions(store, new MemoryBus(), member('a'), new RedisInbox(conn))
   t.teardown(() => asker.close())
@@ -221,7 +221,7 @@ t.test('without an inbox (one instance, or a bus of the user\'s own), collect do
   bus.publish = () => { throw new Error('bus down') }
   const errors: string[] = []
   const log: any = { error: (_o: unknown, m: string) => errors.push(m), warn: () => {} }
-  const sessions = new Sessions(store, bus, { instance: 'here', alive: () => true, own () {}, release () {}, takeOver: () => [] }, undefined as Inbox | undefined)
+  const sessions = new Sessions(store, bus, { instance: 'here', alive: () => true, own () {}, release () {}, takeOver: () => [], takenOver () {} }, undefined as Inbox | undefined)
   sessions.collect(10, log)
   t.teardown(() => sessions.close())
   await sessions.answered('s', 'sake-there-1', { result: {} }, log)
