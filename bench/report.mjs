@@ -302,7 +302,7 @@ export function report (run) {
     (pinning ? `server on core ${pinning.server}, load generator on core ${pinning.load} (taskset)` : 'no core pinning') +
     (pinning && run.results.some((r) => r.scenario === 'fleet') ? `; fleet: HAProxy, every process of the contender and redis-server together on core ${pinning.server} (two cores allow no cleaner split)` : ''))
   if (o.nodeFlags.length > 0) out.push(`- every server's node ran with ${o.nodeFlags.map((flag) => `\`${flag}\``).join(' ')} (--node-flags)`)
-  const noisy = run.results.filter((r) => r.rounds.some((round) => round.noisy)).map((r) => r.scenario)
+  const noisy = [...new Set(run.results.filter((r) => r.rounds.some((round) => round.noisy)).map((r) => r.scenario))]
   if (noisy.length > 0) out.push(`- Other processes used more than ${o.maxNoise} of a core during some slices of: ${noisy.join(', ')} (kept after ${o.retries} retries)`)
   out.push('')
   out.push('### Targets')

@@ -348,7 +348,8 @@ async function loadRound (scenario, ids, ref, round, generator) {
             continue
           }
           if (cpu !== undefined && cpu.foreign > options.maxNoise) noisy[id] = true
-          slice.serverCpu = (prepared[id].server.pids ?? [prepared[id].server.pid]).reduce((sum, pid) => sum + (cpu?.used[pid] ?? NaN), 0)
+          // a process that did not run during the slice (the fleet's idle instance) is not in `used`
+          slice.serverCpu = cpu === undefined ? NaN : (prepared[id].server.pids ?? [prepared[id].server.pid]).reduce((sum, pid) => sum + (cpu.used[pid] ?? 0), 0)
           slice.foreignCpu = cpu?.foreign
           await loaders[id].commit()
           ;(prepared[id].slices ??= []).push(slice)
