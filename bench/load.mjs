@@ -4,9 +4,8 @@
 // response times count in the percentiles), `discard` drops it (a warm-up, or a noisy slice);
 // `finish` answers with the totals of the kept slices and ends the process.
 //
-// The request is fixed at start (`node bench/load.mjs '<json>'` with { url (or urls, a fleet's),
-// method, headers, body, connections, expectBody, generator }). Latency percentiles are computed
-// from every response time with autocannon (its own histogram keeps whole milliseconds, too coarse
+// The request is fixed at start (`node bench/load.mjs '<json>'` with { url, method, headers,
+// body, connections, expectBody, generator }). Latency percentiles are computed from every response time with autocannon (its own histogram keeps whole milliseconds, too coarse
 // here), and from wrk's microsecond histogram (1,000 quantiles a slice, weighted by its requests).
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
@@ -89,22 +88,18 @@ function childCpu () {
 const kept = { latencies: newLatencies(), seconds: 0, cpu: 0, bad: { non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 } }
 let pending
 
-/**
- * One slice: autocannon (or wrk) against the contender's URL, or, for a fleet (`urls`), one per
- * instance at once, the connections split between them, their numbers added up.
- */
+/** One slice: autocannon (or wrk) against the contender's URL. */
 async function slice (duration) {
-  const urls = config.urls ?? [config.url]
   const latencies = newLatencies()
   const cpuBefore = process.cpuUsage()
   const childBefore = childCpu()
   const started = process.hrtime.bigint()
-  const parts = await Promise.all(urls.map((url, i) => (WRK ? oneWrk : one)(url, Math.floor(config.connections / urls.length) + (i < config.connections % urls.length ? 1 : 0), duration, latencies)))
+  const part = await (WRK ? oneWrk : one)(config.url, config.connections, duration, latencies)
   // wrk reports the seconds it loaded for (it also takes a moment to start and to stop)
-  const seconds = WRK ? Math.max(...parts.map((part) => part.seconds)) : Number(process.hrtime.bigint() - started) / 1e9
+  const seconds = WRK ? part.seconds : Number(process.hrtime.bigint() - started) / 1e9
   const cpu = process.cpuUsage(cpuBefore)
   const bad = { non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 }
-  for (const part of parts) for (const key of Object.keys(bad)) bad[key] += part[key]
+  for (const key of Object.keys(bad)) bad[key] += part[key]
   // with wrk, the load generator's CPU is wrk's (a child that has ended by now), not this process's
   return { latencies, seconds, cpu: WRK ? childCpu() - childBefore : (cpu.user + cpu.system) / 1e6, bad }
 }

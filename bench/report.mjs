@@ -5,6 +5,7 @@ import { cpus, totalmem, release, platform } from 'node:os'
 import { join, relative } from 'node:path'
 import { ROOT } from './processes.mjs'
 import { wrkVersion } from './wrk.mjs'
+import { haproxyVersion } from './gateway.mjs'
 
 /** Load contenders: which server process, which era's request, and how its answer is checked. */
 export const CONTENDERS = {
@@ -17,8 +18,13 @@ export const CONTENDERS = {
   'compare-legacy': { server: 'sake-compare', era: 'legacy', check: 'bytes', label: 'fastify-sake from --compare, 2025-11-25 session', optional: true },
   'sdk-stateless': { server: 'sdk-stateless', era: 'modern', check: 'equivalent', label: 'SDK v2 `createMcpHandler`, 2026-07-28' },
   'sdk-session': { server: 'sdk-session', era: 'legacy', check: 'equivalent', label: 'SDK v2 session transport, 2025-11-25' },
-  // the fleet scenario: two fastify-sake processes on one redis-server, the load split between them
-  'sake-fleet': { server: 'sake-redis', era: 'legacy', check: 'bytes', instances: 2, label: 'fastify-sake, 2025-11-25 session, two instances sharing one redis-server' }
+  // the fleet scenario: every contender behind gateway/haproxy.cfg (`gateway`), its two addresses
+  // on the contender's two processes (`instances`), or both on its one process
+  'gateway-baseline': { server: 'baseline', era: 'modern', check: 'bytes', instances: 2, gateway: true, label: 'baseline: plain Fastify route, two processes behind HAProxy' },
+  'gateway-modern': { server: 'sake', era: 'modern', check: 'bytes', instances: 1, gateway: true, label: 'fastify-sake in memory, one process behind HAProxy, 2026-07-28' },
+  'gateway-legacy': { server: 'sake', era: 'legacy', check: 'bytes', instances: 1, gateway: true, label: 'fastify-sake in memory, one process behind HAProxy, 2025-11-25 session' },
+  'fleet-modern': { server: 'sake-redis', era: 'modern', check: 'bytes', instances: 2, gateway: true, label: 'fastify-sake fleet: two processes on one redis-server behind HAProxy, 2026-07-28' },
+  'fleet-legacy': { server: 'sake-redis', era: 'legacy', check: 'bytes', instances: 2, gateway: true, label: 'fastify-sake fleet: two processes on one redis-server behind HAProxy, 2025-11-25 session' }
 }
 
 const STARTUP_LABELS = {
@@ -42,7 +48,18 @@ export const SCENARIOS = {
   stream: { kind: 'load', title: 'a call streaming 10 progress notifications over SSE, then its result', contenders: LOADED },
   startup: { kind: 'startup', title: 'time from `register` to `ready` with {n} tools (fresh process each)', contenders: ['baseline', 'baseline-body', 'sake', 'sdk'] },
   sessions: { kind: 'sessions', title: 'memory of {n} idle 2025 sessions (after GC)', contenders: ['sake-legacy', 'sdk-session'] },
-  fleet: { kind: 'load', title: '`tools/call` of `add` in one 2025 session: one in-memory instance, and two instances on one redis-server with the requests split between them', contenders: ['baseline', 'sake-legacy', 'sake-fleet'] }
+  // `reference`: the contender every ratio of the scenario is taken against (`baseline` elsewhere)
+  fleet: {
+    kind: 'load',
+    title: '`tools/call` of `add` through HAProxy (gateway/haproxy.cfg): plain Fastify, one in-memory instance, and two instances on one redis-server',
+    contenders: ['gateway-baseline', 'gateway-modern', 'gateway-legacy', 'fleet-modern', 'fleet-legacy'],
+    reference: 'gateway-baseline'
+  }
+}
+
+/** The contender a scenario's ratios are taken against. */
+export function referenceOf (scenario) {
+  return SCENARIOS[scenario].reference ?? 'baseline'
 }
 
 /** The targets (issue 27's for call, list100 and stream; issue 17's for the rest), each on one contender of one scenario. */
@@ -56,6 +73,9 @@ export const TARGETS = [
   { scenario: 'stream', contender: 'sake-modern', op: '>=', value: 0.80, text: 'stream, 2026-07-28 ≥ 0.80× baseline' },
   { scenario: 'stream', contender: 'sake-legacy', op: '>=', value: 0.80, text: 'stream, 2025 session ≥ 0.80× baseline' },
   { scenario: 'startup', contender: 'sake', op: '<=', value: 1.0, text: 'startup with 1,000 tools ≤ 1.0× 1,000 Fastify routes' },
+  // issue 29's, both behind the same HAProxy; `against`: the ratio to that contender of the same rounds
+  { scenario: 'fleet', contender: 'fleet-legacy', against: 'gateway-legacy', op: '>=', value: 0.70, text: 'fleet, 2025 session: two instances on Redis ≥ 0.70× one in-memory instance' },
+  { scenario: 'fleet', contender: 'fleet-modern', op: '>=', value: 0.90, text: 'fleet, 2026-07-28 through HAProxy ≥ 0.90× plain Fastify through HAProxy' },
   { scenario: 'sessions', contender: 'sake-legacy', op: '<=', value: 2048, unit: 'B', text: 'sessions ≤ 2 KB RSS per idle session' }
 ]
 
@@ -85,6 +105,14 @@ function git () {
   }
 }
 
+function redisVersion () {
+  try {
+    return /v=(\S+)/.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1] ?? '?'
+  } catch {
+    return 'not installed'
+  }
+}
+
 export function machine () {
   const cpu = cpus()
   return {
@@ -98,6 +126,8 @@ export function machine () {
     sdk: version('@modelcontextprotocol/server'),
     autocannon: version('autocannon'),
     wrk: wrkVersion() ?? 'not installed',
+    haproxy: haproxyVersion() ?? 'not installed',
+    redis: redisVersion(),
     commit: git()
   }
 }
@@ -112,7 +142,8 @@ function summarizeLoad (result) {
       rows[id] = { unavailable: result.unavailable?.[id] ?? 'not run' }
       continue
     }
-    const ratios = result.rounds.map((r) => r.runs[id] && r.runs.baseline ? r.runs[id].rps / r.runs.baseline.rps : NaN)
+    const reference = referenceOf(result.scenario)
+    const ratios = result.rounds.map((r) => r.runs[id] && r.runs[reference] ? r.runs[id].rps / r.runs[reference].rps : NaN)
     rows[id] = {
       ratio: median(ratios),
       ratios,
@@ -167,6 +198,14 @@ function judge (target, summaries) {
     const v = row.rssPerSession
     return { measured: `${v.toFixed(0)} B`, met: v <= target.value }
   }
+  if (target.against !== undefined) {
+    // the same rounds' ratios divided: the reference of the round cancels out
+    const other = rows[target.against]
+    if (other?.ratios === undefined) return { measured: 'not run', met: undefined }
+    const ratios = row.ratios.map((r, i) => r / other.ratios[i])
+    const v = median(ratios)
+    return { measured: `${v.toFixed(2)}× (per round ${ratios.map((r) => r.toFixed(2)).join(' / ')})`, met: target.op === '>=' ? v >= target.value : v <= target.value }
+  }
   const v = row.ratio
   let met = target.op === '>=' ? v >= target.value : v <= target.value
   let measured = `${v.toFixed(2)}×`
@@ -185,10 +224,22 @@ const thousands = (n) => String(n ?? '').replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 const f = (x, digits = 2) => Number.isFinite(x) ? x.toFixed(digits) : '–'
 const mb = (bytes) => Number.isFinite(bytes) ? (bytes / 2 ** 20).toFixed(0) : '–'
 
-/** The fleet's own ratio: two instances on Redis against one in-memory instance, per round. */
-function fleetLine (result) {
-  const ratios = result.rounds.map((r) => r.runs['sake-fleet'] && r.runs['sake-legacy'] ? r.runs['sake-fleet'].rps / r.runs['sake-legacy'].rps : NaN)
-  return `Two instances on one redis-server against one in-memory instance: **${f(median(ratios))}×** (per round: ${ratios.map((r) => f(r)).join(' / ')}). Every request of the session costs one Redis round trip (GETEX: the session, and its expiry renewed); both instances, redis-server and the load generator share this machine's two cores.`
+/**
+ * The fleet's own ratios: two instances on Redis against one in-memory instance (both behind the
+ * same HAProxy), per era and round, and the Redis commands the fleet sent per request.
+ */
+function fleetLines (result) {
+  const lines = []
+  for (const [era, name] of [['legacy', '2025-11-25 session'], ['modern', '2026-07-28']]) {
+    const fleet = `fleet-${era}`
+    const single = `gateway-${era}`
+    const ratios = result.rounds.map((r) => r.runs[fleet] && r.runs[single] ? r.runs[fleet].rps / r.runs[single].rps : NaN)
+    if (!ratios.some(Number.isFinite)) continue
+    const commands = median(result.rounds.map((r) => r.runs[fleet]?.redisPerRequest))
+    lines.push(`- ${name}: two instances on one redis-server against one in-memory instance, both behind HAProxy: **${f(median(ratios))}×** (per round: ${ratios.map((r) => f(r)).join(' / ')}); Redis commands per request under load: ${f(commands)} (\`INFO commandstats\` before and after each slice; the heartbeats are in it)`)
+  }
+  lines.push('- Every contender goes through gateway/haproxy.cfg as shipped (its addresses replaced), which sends a call carrying `Mcp-Param-Precision` (every 2026-07-28 request here) to its `mcp_precise` backend, instance b, and round-robins a 2025 session (no `Mcp-*` headers) over both. HAProxy, the contender\'s processes and redis-server share core 0, the load generator has core 1: the serving side has one core whatever its number of processes, and its CPU column adds them all up.')
+  return lines
 }
 
 function loadTable (result, rows) {
@@ -245,11 +296,13 @@ export function report (run) {
   out.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}`)
   const build = o.sake === undefined ? `at ${m.commit}` : `built in ${relative(ROOT, o.sake)} (--sake)`
   out.push(`- Node ${m.node}; fastify ${m.fastify}; fastify-sake ${m.sake} ${build}; @modelcontextprotocol/server ${m.sdk}; load generators: autocannon ${m.autocannon}, wrk ${m.wrk}`)
+  if (run.results.some((r) => r.scenario === 'fleet')) out.push(`- fleet: HAProxy ${m.haproxy}, redis-server ${m.redis}`)
   if (o.compare !== undefined) out.push(`- compare-*: the build in ${relative(ROOT, o.compare)} (--compare)`)
   out.push(`- ${o.rounds} round(s) × ${o.duration} s per contender (after ${o.warmup} s of warm-up), ${o.connections} connections; fresh processes each round, contenders taking turns in ${o.slice} s slices; ` +
-    (pinning ? `server on core ${pinning.server}, load generator on core ${pinning.load} (taskset)` : 'no core pinning'))
+    (pinning ? `server on core ${pinning.server}, load generator on core ${pinning.load} (taskset)` : 'no core pinning') +
+    (pinning && run.results.some((r) => r.scenario === 'fleet') ? `; fleet: HAProxy, every process of the contender and redis-server together on core ${pinning.server} (two cores allow no cleaner split)` : ''))
   if (o.nodeFlags.length > 0) out.push(`- every server's node ran with ${o.nodeFlags.map((flag) => `\`${flag}\``).join(' ')} (--node-flags)`)
-  const noisy = run.results.filter((r) => r.rounds.some((round) => round.noisy)).map((r) => r.scenario)
+  const noisy = [...new Set(run.results.filter((r) => r.rounds.some((round) => round.noisy)).map((r) => r.scenario))]
   if (noisy.length > 0) out.push(`- Other processes used more than ${o.maxNoise} of a core during some slices of: ${noisy.join(', ')} (kept after ${o.retries} retries)`)
   out.push('')
   out.push('### Targets')
@@ -273,7 +326,7 @@ export function report (run) {
     out.push('')
     const lines = result.kind === 'load' ? loadTable(result, rows) : result.kind === 'startup' ? startupTable(result, rows) : sessionsTable(result, rows)
     out.push(...lines)
-    if (result.scenario === 'fleet' && result.rounds.some((r) => r.runs['sake-fleet'] !== undefined)) out.push('', fleetLine(result))
+    if (result.scenario === 'fleet') out.push('', ...fleetLines(result))
   }
   out.push('')
   out.push('¹ Absolute numbers depend on the machine (and on what else ran on it); compare the ratios, each taken against the baseline of the same round.  ')
@@ -281,11 +334,14 @@ export function report (run) {
   return out.join('\n')
 }
 
-const START = '<!-- bench:results:start -->'
-const END = '<!-- bench:results:end -->'
-
-/** Replaces the generated block of RESULTS.md, keeping the notes written around it. */
-export function writeResults (path, table) {
+/**
+ * Replaces the generated block `name` of RESULTS.md (between `<!-- bench:NAME:start -->` and
+ * `<!-- bench:NAME:end -->`; `results` for the main one, `fleet` for the fleet's), keeping the
+ * notes written around it; a block not there yet is added at the end.
+ */
+export function writeResults (path, table, name = 'results') {
+  const START = `<!-- bench:${name}:start -->`
+  const END = `<!-- bench:${name}:end -->`
   const block = `${START}\n${table}\n${END}`
   if (existsSync(path)) {
     const text = readFileSync(path, 'utf8')

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmark: `npm run bench` (builds the plugin first), or `node bench/run.mjs [options]`.
 // See bench/README.md for what it measures and how to read it.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { cpSync, existsSync, mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,8 +9,9 @@ import { join, resolve } from 'node:path'
 import { PINNING, BENCH_DIR, ROOT, startServer, startLoader, runPinned, watchCpu, waitForQuiet } from './processes.mjs'
 import { request, withSession } from './workloads.mjs'
 import { CheckError, send, openSession, checkReference, checkBytes, checkEquivalent, normalizeSse } from './verify.mjs'
-import { CONTENDERS, SCENARIOS, report, writeResults, machine } from './report.mjs'
+import { CONTENDERS, SCENARIOS, referenceOf, report, writeResults, machine } from './report.mjs'
 import { ensureWrk } from './wrk.mjs'
+import { startHaproxy } from './gateway.mjs'
 
 // ------------------------------------------------------------------ options
 
@@ -224,27 +225,50 @@ async function capture (scenario) {
 }
 
 /**
- * A contender of several processes (a fleet): each started, the handle of them all (every pid
- * watched, the highest peak RSS, all stopped together).
+ * A contender of several processes, or behind HAProxy (the fleet scenario): each process started,
+ * then gateway/haproxy.cfg in front of them (its two addresses on the first two processes, or
+ * both on the only one), and the handle of them all: the URL is the gateway's, `urls` the
+ * processes' own; every pid is watched (HAProxy's, and redis-server's for a contender on Redis),
+ * the highest peak RSS of the processes, all stopped together.
  */
-async function startFleet (contender, scenario, options) {
+async function startGroup (contender, scenario, options) {
   const servers = []
+  let gateway
+  const stop = async () => {
+    await gateway?.stop()
+    for (const server of servers) await server.stop()
+  }
   try {
     for (let i = 0; i < contender.instances; i++) servers.push(await startServer(contender.server, scenario, options))
+    const hostOf = (server) => new URL(server.url).host
+    if (contender.gateway) gateway = await startHaproxy(hostOf(servers[0]), hostOf(servers[1] ?? servers[0]))
   } catch (err) {
-    for (const server of servers) await server.stop()
+    await stop()
     throw err
   }
+  const pids = servers.map((server) => server.pid)
+  if (gateway !== undefined) pids.push(gateway.pid)
+  if (contender.server === 'sake-redis') pids.push(redis.pid)
   return {
     pid: servers[0].pid,
-    pids: servers.map((server) => server.pid),
-    url: servers[0].url,
+    pids,
+    url: gateway?.url ?? servers[0].url,
     urls: servers.map((server) => server.url),
     stats: async () => {
       const all = await Promise.all(servers.map((server) => server.stats()))
       return { ...all[0], maxRss: Math.max(...all.map((one) => one.maxRss)), newSpace: Math.min(...all.map((one) => one.newSpace)) }
     },
-    stop: async () => { for (const server of servers) await server.stop() }
+    stop
+  }
+}
+
+/** Until the gateway has its instances in service: HAProxy answers 503 before its first checks pass. */
+async function ready (url, req) {
+  const started = Date.now()
+  while (true) {
+    const answer = await send(url, req)
+    if (answer.status !== 503 || Date.now() - started > 10_000) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
 
@@ -252,12 +276,14 @@ async function startFleet (contender, scenario, options) {
 async function prepare (scenario, id, ref, round, generator) {
   const contender = CONTENDERS[id]
   const start = { fixture: ref.fixture, nodeArgs: [...options.nodeFlags, ...profileArgs(`${scenario}-${generator}-${id}-r${round}`)] }
-  const server = contender.instances === undefined ? await startServer(contender.server, scenario, start) : await startFleet(contender, scenario, start)
+  const server = contender.instances === undefined ? await startServer(contender.server, scenario, start) : await startGroup(contender, scenario, start)
   try {
     let req = request(scenario, contender.era)
+    if (contender.gateway) await ready(server.url, req)
     if (contender.era === 'legacy') req = withSession(req, await openSession(server.url, id))
-    // a fleet's session is opened on one instance and must answer the same bytes on every one
-    for (const url of server.urls?.slice(1) ?? []) checkBytes(`${id} (${scenario}, ${url})`, await send(url, req), ref.expected[contender.era], false)
+    // behind the gateway, every process must answer the same bytes directly too (a fleet's
+    // session was opened through the gateway, on one of them)
+    if (contender.gateway) for (const url of server.urls) checkBytes(`${id} (${scenario}, ${url})`, await send(url, req), ref.expected[contender.era], false)
     const answer = await send(server.url, req)
     const sse = scenario === 'stream'
     if (contender.check === 'bytes') {
@@ -271,7 +297,7 @@ async function prepare (scenario, id, ref, round, generator) {
       checkEquivalent(scenario, contender.era, `${id} (${scenario})`, answer, ref.expected[contender.era])
     }
     // under load, every answer must be these very bytes (SSE: once event ids are set aside)
-    return { server, load: { url: server.url, urls: server.urls, ...req, connections: options.connections, expectBody: sse ? normalizeSse(answer.body) : answer.body, sse, generator } }
+    return { server, load: { url: server.url, ...req, connections: options.connections, expectBody: sse ? normalizeSse(answer.body) : answer.body, sse, generator } }
   } catch (err) {
     await server.stop()
     throw err
@@ -308,8 +334,11 @@ async function loadRound (scenario, ids, ref, round, generator) {
           for (const pid of prepared[id].server.pids ?? [prepared[id].server.pid]) watch.add(pid)
           // with its children: wrk runs as a child of the load process
           watch.add(loaders[id].pid, { children: true })
+          const onRedis = CONTENDERS[id].server === 'sake-redis'
+          const commandsBefore = onRedis ? redisCommands() : undefined
           const slice = await loaders[id].run(options.duration / slices)
           const cpu = watch.stop()
+          if (onRedis) slice.redisCommands = redisCommands() - commandsBefore
           const bad = Object.values(slice.bad).reduce((a, b) => a + b, 0)
           if (bad > 0) throw new CheckError(`${id} (${scenario}): ${slice.bad.non2xx} non-2xx, ${slice.bad.errors} errors, ${slice.bad.timeouts} timeouts, ${slice.bad.mismatches} answers that differ from the checked one`)
           if (cpu !== undefined && cpu.foreign > options.maxNoise && attempt < options.retries && budget > 0) {
@@ -319,7 +348,8 @@ async function loadRound (scenario, ids, ref, round, generator) {
             continue
           }
           if (cpu !== undefined && cpu.foreign > options.maxNoise) noisy[id] = true
-          slice.serverCpu = (prepared[id].server.pids ?? [prepared[id].server.pid]).reduce((sum, pid) => sum + (cpu?.used[pid] ?? NaN), 0)
+          // a process that did not run during the slice (the fleet's idle instance) is not in `used`
+          slice.serverCpu = cpu === undefined ? NaN : (prepared[id].server.pids ?? [prepared[id].server.pid]).reduce((sum, pid) => sum + (cpu.used[pid] ?? 0), 0)
           slice.foreignCpu = cpu?.foreign
           await loaders[id].commit()
           ;(prepared[id].slices ??= []).push(slice)
@@ -345,6 +375,8 @@ async function loadRound (scenario, ids, ref, round, generator) {
         foreignCpu: Math.max(...slicesOf.map((x) => x.foreignCpu ?? 0)),
         serverCpu: slicesOf.reduce((a, x) => a + (x.serverCpu ?? NaN) * x.seconds, 0) / total.seconds,
         sliceRps: slicesOf.map((x) => x.rps),
+        // Redis commands per answered request (the fleet's), over the kept slices
+        redisPerRequest: slicesOf[0].redisCommands === undefined ? undefined : slicesOf.reduce((a, x) => a + x.redisCommands, 0) / slicesOf.reduce((a, x) => a + x.requests, 0),
         noisy: noisy[id] === true
       }
     }
@@ -373,12 +405,23 @@ async function startRedisServer () {
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)))
   })
   child.stdout.resume()
-  return { url: `redis://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill('SIGKILL') }
+  return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid, stop: () => child.kill('SIGKILL') }
+}
+
+/** The redis-server of the running fleet scenario. */
+let redis
+
+/** Commands the redis-server has run so far (INFO commandstats, without the INFO asking). */
+function redisCommands () {
+  const text = execFileSync('redis-cli', ['-p', String(redis.port), 'INFO', 'commandstats'], { encoding: 'utf8' })
+  let calls = 0
+  for (const [, name, n] of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (name !== 'info') calls += Number(n)
+  return calls
 }
 
 async function loadScenario (scenario) {
   if (scenario !== 'fleet') return await loadScenarioOn(scenario)
-  const redis = await startRedisServer()
+  redis = await startRedisServer()
   process.env.BENCH_REDIS_URL = redis.url
   try {
     return await loadScenarioOn(scenario)
@@ -403,9 +446,10 @@ async function loadRounds (scenario, ids, ref, generator) {
   const rounds = []
   for (let r = 0; r < options.rounds; r++) {
     const runs = await loadRound(scenario, ids, ref, r, generator)
+    const reference = runs[referenceOf(scenario)]
     for (const id of ids) {
       const m = runs[id]
-      log(`  round ${r + 1}  ${id.padEnd(24)} ${m.rps.toFixed(0).padStart(7)} req/s (${(m.rps / runs.baseline.rps).toFixed(2)}×)  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  server cpu ${fmt(m.serverCpu)}  load cpu ${fmt(m.loadCpu)}  other cpu ≤ ${fmt(m.foreignCpu)}  young gen ${(m.newSpace / 2 ** 20).toFixed(0)} MB  slices ${m.sliceRps.map((x) => x.toFixed(0)).join(' ')}${m.noisy ? '  (noisy)' : ''}`)
+      log(`  round ${r + 1}  ${id.padEnd(24)} ${m.rps.toFixed(0).padStart(7)} req/s (${(m.rps / reference.rps).toFixed(2)}×)  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  server cpu ${fmt(m.serverCpu)}  load cpu ${fmt(m.loadCpu)}  other cpu ≤ ${fmt(m.foreignCpu)}  young gen ${(m.newSpace / 2 ** 20).toFixed(0)} MB  slices ${m.sliceRps.map((x) => x.toFixed(0)).join(' ')}${m.redisPerRequest === undefined ? '' : `  redis commands/request ${m.redisPerRequest.toFixed(2)}`}${m.noisy ? '  (noisy)' : ''}`)
     }
     rounds.push({ runs, noisy: ids.some((id) => runs[id].noisy) })
   }
@@ -427,7 +471,7 @@ async function quiet () {
 
 function wanted (id) {
   if (CONTENDERS[id]?.optional && options.compare === undefined) return false
-  return options.contenders === undefined || id === 'baseline' || options.contenders.includes(id) || (options.compare !== undefined && id.startsWith('compare-'))
+  return options.contenders === undefined || id === 'baseline' || Object.values(SCENARIOS).some((def) => def.reference === id) || options.contenders.includes(id) || (options.compare !== undefined && id.startsWith('compare-'))
 }
 
 function fmt (x) {
@@ -522,10 +566,15 @@ try {
 }
 
 const run = { date: started.toISOString(), machine: machine(), options: { ...options, results: undefined, json: undefined }, pinning: PINNING, results }
-const table = report(run)
-process.stdout.write('\n' + table + '\n')
 if (options.json) writeFileSync(options.json, JSON.stringify(run, null, 2))
-if (options.write) {
-  writeResults(options.results, table)
-  log(`wrote ${options.results}`)
+// the fleet's tables have a block of their own in RESULTS.md: a run of the fleet alone (it needs
+// haproxy and redis-server) leaves the other scenarios' tables in place, and the other way round
+for (const [block, group] of [['results', results.filter((r) => r.scenario !== 'fleet')], ['fleet', results.filter((r) => r.scenario === 'fleet')]]) {
+  if (group.length === 0) continue
+  const table = report({ ...run, results: group })
+  process.stdout.write('\n' + table + '\n')
+  if (options.write) {
+    writeResults(options.results, table, block)
+    log(`wrote the ${block} block of ${options.results}`)
+  }
 }
