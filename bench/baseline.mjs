@@ -14,18 +14,10 @@ function isModern (params) {
   return params?._meta?.['io.modelcontextprotocol/protocolVersion'] === MODERN
 }
 
-/**
- * The health check of gateway/haproxy.cfg (a 2026-07-28 `server/discover`, status 200 expected),
- * so that HAProxy keeps the baseline's processes in service in the fleet scenario.
- */
-function discover (reply, id) {
-  return reply.type(JSON_TYPE).send(JSON.stringify({ jsonrpc: '2.0', id, result: { resultType: 'complete', serverInfo: SERVER_INFO, _meta: SERVER_META } }))
-}
-
 /** `add`, computed per request and serialised per request, as a plain route would. */
 function callRoute (request, reply) {
   const { method, params, id } = request.body
-  if (method !== 'tools/call' || params?.name !== 'add') return method === 'server/discover' ? discover(reply, id) : rpcError(reply, id, 'unexpected method')
+  if (method !== 'tools/call' || params?.name !== 'add') return rpcError(reply, id, 'unexpected method')
   const { a, b, precision } = params.arguments
   const sum = a + b
   const value = { sum: precision === undefined ? sum : Number(sum.toFixed(precision)) }

@@ -64,6 +64,11 @@ switch (contender) {
     throw new Error(`unknown contender ${contender}`)
 }
 
+// the readiness route gateway/haproxy.cfg checks (GET /ready, 200 expected), so that HAProxy keeps
+// every contender's processes in service in the fleet scenario: fastify-sake's as the example
+// server serves it (from app.mcp.draining), the others always ready
+app.get('/ready', async (_request, reply) => app.mcp?.draining === true ? reply.code(503).send({ ready: false }) : { ready: true })
+
 await app.listen({ host: '127.0.0.1', port: 0 })
 
 function stats () {
