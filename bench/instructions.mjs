@@ -47,7 +47,9 @@ const SERVERS = {
   'sake-modern': ['sake', 'modern'],
   'sake-legacy': ['sake', 'legacy'],
   'compare-modern': ['sake-compare', 'modern'],
-  'compare-legacy': ['sake-compare', 'legacy']
+  'compare-legacy': ['sake-compare', 'legacy'],
+  // one instance with the `redis` option, on the redis-server at BENCH_REDIS_URL (start one first)
+  'redis-legacy': ['sake-redis', 'legacy']
 }
 
 const work = mkdtempSync(join(tmpdir(), 'sake-instructions-'))

@@ -108,12 +108,15 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     // in a fleet a resumable stream's events are in the shared store: its client resumes on another
     // instance (retry:, then the connection closes) while the call finishes here
     if (options.redis !== undefined) streams.handOver(shutdown.retryMs)
+    // alone, an answer to a question could only come here, which now refuses it: they end at once;
+    // in a fleet the answer reaches another instance, which leaves it in this one's inbox
+    else legacy.close()
     streams.close(shutdown.retryMs)
     // tasks in a store that outlives this process may finish within tasks.closeTimeout
     const shared = options.redis !== undefined || options.tasks.store !== undefined
     await Promise.all([shutdown.settle(options.closeTimeout, app.log), server.tasks.close(shared)])
     // questions still waiting for a 2025 client's answer end now (their calls were told to stop)
-    legacy.close()
+    if (options.redis !== undefined) legacy.close()
   })
   app.addHook('onClose', async () => {
     legacy.cancellations.close()
@@ -252,7 +255,7 @@ export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
-  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError,
+  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError, ShuttingDownError,
   SakeClientOptionError
 } from './errors.js'
 export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'

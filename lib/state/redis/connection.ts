@@ -34,7 +34,11 @@ export class RedisConnection {
   private readonly shas = new Map<string, string>()
   private readonly subscribers: RedisClient[] = []
 
-  /** `owned`: made by the plugin (from a URL), so closed with it; a user's client is left open. */
+  /**
+   * `owned`: made by the plugin (from a URL), so closed with it, and bounded by ioredis's own
+   * `commandTimeout` (no timer of ours per command); a user's client is left open, and each of its
+   * commands gets our timer, whatever its own settings.
+   */
   constructor (readonly client: RedisClient, settings: RedisSettings, private readonly owned: boolean) {
     this.prefix = settings.prefix
     this.timeout = settings.timeout
@@ -42,6 +46,7 @@ export class RedisConnection {
 
   /** Runs one command for `store`; rejects with `StoreUnavailableError` when Redis fails or is too slow. */
   async command (store: string, command: string, ...args: Array<string | number>): Promise<unknown> {
+    if (this.owned) return await this.client.call(command, ...args).catch((err: unknown) => { throw this.unavailable(store, err) })
     return await this.bounded(store, this.client.call(command, ...args))
   }
 
@@ -53,7 +58,7 @@ export class RedisConnection {
       this.shas.set(lua, sha)
     }
     try {
-      return await this.bounded(store, this.client.call('EVALSHA', sha, keys.length, ...keys, ...args))
+      return await this.command(store, 'EVALSHA', sha, keys.length, ...keys, ...args)
     } catch (err) {
       if (!(err as Error).message.includes('NOSCRIPT')) throw err
       return await this.command(store, 'EVAL', lua, keys.length, ...keys, ...args)
@@ -96,8 +101,14 @@ export class RedisConnection {
         pending.catch(noop)
         throw err
       }
-      throw new StoreUnavailableError(store, `Redis: ${(err as Error).message}`)
+      throw this.unavailable(store, err)
     }
+  }
+
+  private unavailable (store: string, err: unknown): StoreUnavailableError {
+    const message = (err as Error).message
+    // ioredis's commandTimeout says "Command timed out": the same words as our own bound's
+    return new StoreUnavailableError(store, message === 'Command timed out' ? `Redis did not answer within ${this.timeout} ms` : `Redis: ${message}`)
   }
 }
 
@@ -127,6 +138,10 @@ export async function connect (option: RedisOption, log: Logger): Promise<RedisC
   const client = new Redis(option.url!, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    // the time bound of every command, kept by ioredis itself: no timer and race of ours per command
+    commandTimeout: option.timeout,
+    // commands sent in the same turn of the event loop go out in one write: under load, many requests share a syscall
+    enableAutoPipelining: true,
     // a Redis that is down at start must not keep the server from starting: commands fail with 503 meanwhile
     lazyConnect: false
   })
