@@ -101,7 +101,10 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     server.lists.build()
   })
   // a rolling deploy: no new requests, calls in flight finish within closeTimeout, open streams are
-  // handed over or ended (they would hold server.close() forever), tasks finish or fail
+  // handed over or ended (they would hold server.close() forever), tasks finish or fail. Nothing
+  // here waits: the host's own preClose hooks run next, then Fastify's server.close() waits for the
+  // requests in flight, which the bound started here ends
+  let tasksClosed: Promise<void> = Promise.resolve()
   app.addHook('preClose', async () => {
     shutdown.draining = true
     shutdown.closing = true
@@ -112,13 +115,15 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     // in a fleet the answer reaches another instance, which leaves it in this one's inbox
     else legacy.close()
     streams.close(shutdown.retryMs)
+    shutdown.begin(options.closeTimeout, app.log)
     // tasks in a store that outlives this process may finish within tasks.closeTimeout
-    const shared = options.redis !== undefined || options.tasks.store !== undefined
-    await Promise.all([shutdown.settle(options.closeTimeout, app.log), server.tasks.close(shared)])
-    // questions still waiting for a 2025 client's answer end now (their calls were told to stop)
-    if (options.redis !== undefined) legacy.close()
+    tasksClosed = server.tasks.close(options.redis !== undefined || options.tasks.store !== undefined)
   })
   app.addHook('onClose', async () => {
+    // calls whose connection is gone (a resumable 2025 call) and tasks: within their bounds
+    await Promise.all([shutdown.settled, tasksClosed])
+    // questions still waiting for a 2025 client's answer end now (their calls were told to stop)
+    legacy.close()
     legacy.cancellations.close()
     await fleet.stop()
     await close()

@@ -52,10 +52,23 @@ export class Shutdown {
   }
 
   /**
-   * Waits up to `timeout` ms for the calls in flight; then aborts the signals of those still
-   * running (a handler that honours `ctx.signal` answers at once) and logs how many there were.
+   * Starts the bound: once `timeout` ms have passed, the signals of the calls still running are
+   * aborted (a handler that honours `ctx.signal` answers at once) and how many there were is
+   * logged. Not awaited by the close's first steps (the host's own preClose hooks run meanwhile,
+   * and Fastify's server.close() waits for the requests in flight); `settled` waits for it.
    */
-  async settle (timeout: number, log: Logger): Promise<void> {
+  begin (timeout: number, log: Logger): void {
+    this.settling ??= this.settle(timeout, log)
+  }
+
+  /** Settles once no call is in flight, or the bound has passed (at once when `begin` was not called). */
+  get settled (): Promise<void> {
+    return this.settling ?? Promise.resolve()
+  }
+
+  private settling: Promise<void> | undefined
+
+  private async settle (timeout: number, log: Logger): Promise<void> {
     if (this.running.size > 0) {
       let timer: NodeJS.Timeout | undefined
       const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeout) })

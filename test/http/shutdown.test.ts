@@ -1,16 +1,19 @@
 // Draining and closing one endpoint for a rolling deploy (issue 29, item 3), over a real port:
 // - `app.mcp.drain()` turns the readiness signal on and keeps serving; a bad delay is a TypeError;
-// - once `app.close()` began, a new MCP request (POST, GET, DELETE) is refused with 503,
-//   `Retry-After` and a JSON-RPC error (with Fastify's `return503OnClosing: false`; otherwise
-//   Fastify answers its own 503 first), while a call in flight finishes and is answered;
+// - once `app.close()` began, the listener closes, and a request on a kept connection (POST, GET,
+//   DELETE) is refused with 503, `Retry-After` and a JSON-RPC error (with Fastify's
+//   `return503OnClosing: false`; otherwise Fastify answers its own 503 first), while a call in
+//   flight finishes and is answered;
 // - a call still running at the end of `closeTimeout` has its `ctx.signal` aborted and answers;
 // - a 2025 GET stream is told to reconnect (`retry:`) and ends;
 // - the bookkeeping of `Shutdown` itself: answers tracked until they settle, signals watched until released.
 import t from 'tap'
 import { Shutdown, CLOSED_UNDER_CALL } from '../../lib/http/shutdown.js'
 import { ShuttingDownError } from '../../lib/errors.js'
-import { build, deferred, listen } from '../helpers/app.js'
-import { getStream, legacyPost, open, sessionOn, streamPost } from '../helpers/network.js'
+import { build, deferred, listen, until } from '../helpers/app.js'
+import { Agent, request, type IncomingHttpHeaders } from 'node:http'
+import { getStream, sessionOn, streamPost } from '../helpers/network.js'
+import { modernMeta } from '../helpers/requests.js'
 
 const silent: any = { warn: () => {} }
 
@@ -47,30 +50,68 @@ t.test('drain: draining from now on, every request still served; a bad delay is 
   }
 })
 
-t.test('closing: a call in flight finishes and is answered; new requests get 503 with Retry-After and a JSON-RPC error', async (t) => {
+/** Requests on one kept-alive connection: what a gateway's pooled connection sends while an instance closes. */
+function keptAlive (url: string): (method: string, headers: Record<string, string>, body?: unknown) => Promise<{ status: number, headers: IncomingHttpHeaders, body: any }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  return async (method, headers, body) => await new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, agent }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { text += chunk })
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) }))
+    })
+    req.on('error', reject)
+    req.end(body === undefined ? undefined : JSON.stringify(body))
+  })
+}
+
+t.test('closing: a call in flight finishes and is answered; the listener closes; a request on a kept connection gets 503 with Retry-After and a JSON-RPC error', async (t) => {
   const { app, url, started, release } = await slowApp(t)
-  const session = await sessionOn(url)
-  const inFlight = streamPost(url, 'tools/call', { name: 'slow', arguments: {} })
+  const send = keptAlive(url)
+  const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28' }
+  // the kept connection carries the call in flight, and whatever is sent after it
+  const inFlight = send('POST', { ...json, 'mcp-method': 'tools/call', 'mcp-name': 'slow' }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: modernMeta() } })
   await started()
   const closed = app.close()
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(app.mcp.draining, true, 'closing drains')
+  await t.rejects(streamPost(url, 'tools/list'), { code: 'ECONNREFUSED' }, 'a new connection is refused: the listener closed (a gateway sends it elsewhere)')
 
-  const refused = await streamPost(url, 'tools/list')
-  t.equal(refused.status, 503)
-  t.equal(refused.headers.get('retry-after'), '1')
-  t.equal(refused.headers.get('connection'), 'close', 'the client opens a new connection, which a gateway sends elsewhere')
-  t.match(await refused.json(), { error: { code: -32603, message: 'Service Unavailable: this server instance is shutting down and takes no new requests; send the request again (another instance answers it)' } })
-  const get = await getStream(url, session)
-  t.equal(get.status, 503, 'a GET stream is not opened while closing')
-  t.match(await get.json(), { id: null, error: { code: -32603 } })
-  const del = await open(url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } })
-  t.equal(del.status, 503, 'nor is a session ended here: the retry elsewhere does it')
-  const legacy = await legacyPost(url, session, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'ping' })
-  t.match(await legacy.json(), { id: 5, error: { code: -32603 } }, 'a 2025 request too, answered with its id')
-
+  const refused = send('POST', { ...json, 'mcp-method': 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: modernMeta() } })
   release()
-  t.match(await (await inFlight).json(), { result: { content: [{ type: 'text', text: 'done' }] } }, 'the call in flight was answered')
+  t.match(await inFlight, { status: 200, body: { result: { content: [{ type: 'text', text: 'done' }] } } }, 'the call in flight was answered')
+  const answer = await refused
+  t.equal(answer.status, 503)
+  t.equal(answer.headers['retry-after'], '1')
+  t.equal(answer.headers.connection, 'close', 'the client opens a new connection, which a gateway sends elsewhere')
+  t.same(answer.body, { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Service Unavailable: this server instance is shutting down and takes no new requests; send the request again (another instance answers it)' } })
+  await closed
+})
+
+t.test('closing: a GET, a DELETE and a 2025 POST on kept connections are refused the same way', async (t) => {
+  const app = await build({ closeTimeout: 5000 }, { return503OnClosing: false })
+  const gate = deferred<void>()
+  let running = 0
+  app.registerTool({ name: 'slow', description: 'answers once released', args: {}, execute: async () => { running++; await gate.promise; return 'done' } })
+  const url = await listen(t, app, { teardown: false })
+  const session = await sessionOn(url)
+  const legacy = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+  const asks: Array<{ method: string, headers: Record<string, string>, body: unknown, id: number | null }> = [
+    { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }, body: undefined, id: null },
+    { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }, body: undefined, id: null },
+    { method: 'POST', headers: legacy, body: { jsonrpc: '2.0', id: 5, method: 'ping' }, id: 5 }
+  ]
+  const connections = asks.map(() => keptAlive(url))
+  const calls = connections.map(async (send, n) => await send('POST', legacy, { jsonrpc: '2.0', id: 10 + n, method: 'tools/call', params: { name: 'slow', arguments: {} } }))
+  await until(() => running === asks.length, { what: 'a call in flight on each connection' })
+  const closed = app.close()
+  await new Promise((resolve) => setImmediate(resolve))
+  const refused = asks.map(async ({ method, headers, body }, n) => await connections[n]!(method, headers, body))
+  gate.resolve()
+  for (const [n, call] of calls.entries()) t.match(await call, { status: 200, body: { id: 10 + n, result: { content: [{ text: 'done' }] } } }, 'each call in flight answered')
+  for (const [n, answer] of refused.entries()) {
+    t.match(await answer, { status: 503, headers: { 'retry-after': '1', connection: 'close' }, body: { id: asks[n]!.id, error: { code: -32603, message: /^Service Unavailable: this server instance is shutting down/ } } }, `${asks[n]!.method} refused`)
+  }
   await closed
 })
 
@@ -130,15 +171,25 @@ t.test('Shutdown: answers tracked until they settle, rejected or not; signals wa
   bad.reject(new Error('no'))
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(shutdown.inFlight, 0, 'settled either way: no longer in flight')
-  await shutdown.settle(10_000, silent)
-  t.equal(watched.signal.aborted, false, 'nothing in flight: nothing aborted, no wait')
+  await shutdown.settled
+  t.equal(watched.signal.aborted, false, 'not begun: nothing aborted, no wait')
 
   const stuck = new Promise(() => {})
   shutdown.track(stuck)
   const started = Date.now()
-  await shutdown.settle(50, silent)
+  shutdown.begin(50, silent)
+  shutdown.begin(10_000, silent)
+  await shutdown.settled
   t.ok(Date.now() - started < 1000)
   t.equal(watched.signal.aborted, true, 'a watched signal is aborted at the bound')
   t.equal((watched.signal.reason as Error).message, CLOSED_UNDER_CALL)
   t.equal(released.signal.aborted, false, 'a released one is not')
+  t.ok(Date.now() - started < 1000, 'begun once: the second begin changes nothing')
+
+  const idle = new Shutdown(1000)
+  const signal = new AbortController()
+  idle.watch(signal)
+  idle.begin(10_000, silent)
+  await idle.settled
+  t.equal(signal.signal.aborted, false, 'nothing in flight: settled at once, nothing aborted')
 })
