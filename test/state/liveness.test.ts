@@ -10,4 +10,5 @@ t.test('alone: alive, whatever the id asked about; what it owns is not recorded;
   liveness.own()
   liveness.release()
   t.same(liveness.takeOver(), [])
+  t.equal(liveness.takenOver(), undefined, 'nothing to forget')
 })

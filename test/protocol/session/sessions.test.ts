@@ -227,3 +227,26 @@ t.test('without an inbox (one instance, or a bus of the user\'s own), collect do
   await sessions.answered('s', 'sake-there-1', { result: {} }, log)
   t.same(errors, ['fastify-sake: the bus failed to carry a client response to the instance that asked'])
 })
+
+t.test('collect takes the inbox one read at a time: a slow read is not overlapped by the next tick', async (t) => {
+  const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  let takes = 0
+  const inbox: Inbox = {
+    leave () {},
+    async take () {
+      takes++
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      return []
+    }
+  }
+  const sessions = new Sessions(store, new MemoryBus(), { instance: 'a', alive: () => true, own () {}, release () {}, takeOver: () => [], takenOver () {} }, inbox)
+  t.teardown(() => sessions.close())
+  const waiting = sessions.questions.send('s', () => true, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' })
+  waiting.catch(() => {})
+  sessions.collect(10, { warn () {} } as any)
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(takes, 1, 'ten ticks, one read still running')
+  await new Promise((resolve) => setTimeout(resolve, 150))
+  t.ok(takes >= 2, 'the next tick after it read again')
+})
