@@ -27,6 +27,8 @@ export class Shutdown {
   private readonly running = new Set<Promise<unknown>>()
   /** The signals of calls in flight that a handler read (`ctx.signal`): aborted at the bound. */
   private readonly signals = new Set<AbortController>()
+  /** The bound once begun (`begin`). */
+  private settling: Promise<void> | undefined
 
   constructor (readonly retryMs: number) {
     this.refusal = new ShuttingDownError(Math.ceil(retryMs / 1000))
@@ -65,8 +67,6 @@ export class Shutdown {
   get settled (): Promise<void> {
     return this.settling ?? Promise.resolve()
   }
-
-  private settling: Promise<void> | undefined
 
   private async settle (timeout: number, log: Logger): Promise<void> {
     if (this.running.size > 0) {
