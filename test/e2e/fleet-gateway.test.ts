@@ -14,7 +14,7 @@ import t, { type Test } from 'tap'
 import { startExample, type Running } from '../helpers/clients.js'
 import { startHaproxy } from '../helpers/gateways.js'
 import { sessionCall, startLoad, tally, type Outcome } from '../helpers/load.js'
-import { getStream, legacyPost, sessionOn, streamPost, type OpenStream } from '../helpers/network.js'
+import { getStream, legacyPost, responseOn, sessionOn, streamPost, type OpenStream } from '../helpers/network.js'
 import { startRedis } from '../helpers/redis.js'
 import { sleep, until } from '../helpers/until.js'
 
@@ -109,14 +109,7 @@ t.test('kill -9 of the instance running a streamed call, two tasks and a questio
   const resumed = await getStream(gateway, session, lastId)
   t.equal(resumed.status, 200)
   t.equal(instance(resumed.headers), survivor, 'HAProxy sent the GET to the survivor')
-  let answer: any
-  for (;;) {
-    const message = await resumed.message(20_000)
-    if (message === undefined || message.id !== undefined) {
-      answer = message
-      break
-    }
-  }
+  const answer = await responseOn(resumed, 20_000)
   const streamEnded = Date.now() - killed
   t.ok(streamEnded < 20_000, `the stream resumed through HAProxy ended with the call's response within 20 s (${streamEnded} ms after the kill)`)
   t.same(answer, { jsonrpc: '2.0', id: 'long-call', error: STOPPED })

@@ -6,7 +6,7 @@
 // dead one's question is refused (410) rather than lost in silence.
 import t from 'tap'
 import { startExample } from '../helpers/clients.js'
-import { getStream, legacyPost, sessionOn, streamPost } from '../helpers/network.js'
+import { getStream, legacyPost, responseOn, sessionOn, streamPost } from '../helpers/network.js'
 import { startRedis } from '../helpers/redis.js'
 import { until } from '../helpers/until.js'
 
@@ -50,14 +50,7 @@ t.test('kill -9 of the instance running a streamed call, two tasks and a questio
   // the client resumes its stream on B: the rest of the call's events, then its answer, an error
   const resumed = await getStream(onB, session, lastId)
   t.equal(resumed.status, 200)
-  let answer: any
-  for (;;) {
-    const message = await resumed.message(20_000)
-    if (message === undefined || message.id !== undefined) {
-      answer = message
-      break
-    }
-  }
+  const answer = await responseOn(resumed, 20_000)
   const streamEnded = Date.now() - killed
   t.ok(streamEnded < 20_000, `the resumed stream ended within 20 s (${streamEnded} ms)`)
   t.same(answer, { jsonrpc: '2.0', id: 'long-call', error: { code: -32603, message: 'Internal error: the instance running the call stopped' } })

@@ -81,6 +81,17 @@ export async function open (url: string, init: { method: string, headers: Record
   }
 }
 
+/**
+ * The call's response on a stream (the first message with an id and no method), skipping the
+ * notifications and questions before it; undefined when the stream ends without one.
+ */
+export async function responseOn (stream: OpenStream, timeoutMs: number): Promise<any> {
+  for (;;) {
+    const message = await stream.message(timeoutMs)
+    if (message === undefined || (message.id !== undefined && message.method === undefined)) return message
+  }
+}
+
 let nextId = 1
 
 /**
