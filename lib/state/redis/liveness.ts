@@ -194,14 +194,18 @@ export function workerConnection (url: string | undefined, client: RedisClient):
 /**
  * The heartbeat thread (CommonJS, run from this text: nothing to resolve on disk, whatever loads
  * the package): a heartbeat now and every `interval` ms, failures ignored (Redis away: the next one
- * tries again; the server's own connection reports the outage); on 'leave', a last word and exit.
+ * tries again; the server's own connection reports the outage), and one at every reconnection,
+ * tried at least every `interval`; on 'leave', a last word and exit.
  */
 const HEARTBEAT = `
 const { workerData, parentPort } = require('node:worker_threads')
 const { Redis } = require(workerData.ioredis)
+// reconnects within one interval of Redis coming back (ioredis's default waits up to 2 s): the
+// others' pause after an outage (deadAfter, at least two intervals) must cover this beat
+const own = { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 50, workerData.interval) }
 const client = workerData.url !== undefined
-  ? new Redis(workerData.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
-  : new Redis({ ...workerData.options, enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+  ? new Redis(workerData.url, own)
+  : new Redis({ ...workerData.options, ...own, lazyConnect: false })
 client.on('error', () => {})
 const beat = () => client.eval(workerData.beat, 1, ...workerData.keys, workerData.instance).catch(() => {})
 // at every (re)connection: after an outage, the stale score is renewed at once
