@@ -15,6 +15,7 @@ import type { ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
 import type { PromptDefinition } from './define/prompt.js'
 import { MemorySessionStore } from './state/memory-session-store.js'
+import { SessionCache } from './state/session-cache.js'
 import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
@@ -157,8 +158,10 @@ interface Stores {
 async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Promise<Stores> {
   const redis = options.redis === undefined ? undefined : await connect(options.redis, log)
   const shared = redis === undefined ? undefined : redisStores(redis, options, log)
-  const sessions = options.sessions.store ?? shared?.sessions ?? new MemorySessionStore(options.sessions)
   const bus = options.bus ?? shared?.bus ?? new MemoryBus()
+  // Redis's sessions are read once a second per instance, not once a call (state/session-cache.ts)
+  const sessions = options.sessions.store ??
+    (shared === undefined ? new MemorySessionStore(options.sessions) : cached(shared.sessions, bus, options.redis!.sessionCache, log))
   const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
   const taskStore = options.tasks.store ?? shared?.tasks ?? new MemoryTaskStore(options.tasks)
   const instance = randomBytes(9).toString('base64url')
@@ -182,6 +185,10 @@ async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Pr
       await redis?.close()
     }
   }
+}
+
+function cached (store: SessionStore, bus: Bus, maxAge: number, log: FastifyBaseLogger): SessionStore {
+  return maxAge === 0 ? store : new SessionCache(store, bus, maxAge, log)
 }
 
 /**

@@ -181,6 +181,13 @@ export interface RedisOptions {
    * default heartbeat, a dead instance is found within about 10 s).
    */
   deadAfter?: number
+  /**
+   * Milliseconds this instance reuses a 2025 session it read from Redis, instead of reading it
+   * again for every call. What another instance changes or ends reaches it through the bus at
+   * once; if the bus missed it, at the latest after this long. At most half of
+   * `sessions.idleTimeout`. Default 1000; 0 reads every time.
+   */
+  sessionCache?: number
 }
 
 export interface ResolvedOptions {
@@ -236,6 +243,7 @@ export const defaults = Object.freeze({
   redisTimeout: 2000,
   heartbeat: 2000, // ms: a dead instance is found within deadAfter + heartbeat, about 10 s
   deadAfter: 8000,
+  sessionCache: 1000, // ms: a 2025 session read from Redis serves the calls of the next second
   requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
@@ -264,19 +272,23 @@ function integer (options: Record<string, unknown>, key: string, min: number, fa
   return value
 }
 
-const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout', 'heartbeat', 'deadAfter']
+const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout', 'heartbeat', 'deadAfter', 'sessionCache']
 const REDIS_CLIENT = ['call', 'duplicate', 'subscribe', 'on', 'quit', 'disconnect']
 
-/** `redis`: a URL, an ioredis client, or `{ url | client, prefix, timeout, heartbeat, deadAfter }`. */
-/** The `redis` option once checked: the connection's settings and the heartbeat's (`state/redis/liveness.ts`). */
+/**
+ * The `redis` option once checked: the connection's settings, the heartbeat's
+ * (`state/redis/liveness.ts`) and the session copies' (`state/session-cache.ts`).
+ */
 export interface ResolvedRedis extends RedisOption {
   readonly heartbeat: number
   readonly deadAfter: number
+  readonly sessionCache: number
 }
 
-function resolveRedis (value: unknown): ResolvedRedis | undefined {
+/** `redis`: a URL, an ioredis client, or `{ url | client, prefix, timeout, heartbeat, deadAfter, sessionCache }`. */
+function resolveRedis (value: unknown, sessionIdle: number): ResolvedRedis | undefined {
   if (value === undefined) return undefined
-  const accepts = 'a redis:// or rediss:// URL, an ioredis client (app.redis of @fastify/redis), or { url | client, prefix?, timeout?, heartbeat?, deadAfter? }'
+  const accepts = 'a redis:// or rediss:// URL, an ioredis client (app.redis of @fastify/redis), or { url | client, prefix?, timeout?, heartbeat?, deadAfter?, sessionCache? }'
   const given: Record<string, unknown> = typeof value === 'string' || (isObject(value) && typeof value.call === 'function') ? { [typeof value === 'string' ? 'url' : 'client']: value } : (isObject(value) ? value : fail('redis', accepts, value))
   unknownKeys(given, REDIS_KEYS, 'redis.')
   const { url, client } = given
@@ -293,13 +305,18 @@ function resolveRedis (value: unknown): ResolvedRedis | undefined {
   const deadAfter = integer(given, 'deadAfter', 1, Math.max(defaults.deadAfter, 2 * heartbeat), 'milliseconds', 'redis.deadAfter', MAX_TIMER)
   // one late heartbeat must not make a live instance dead
   if (deadAfter < 2 * heartbeat) fail('redis.deadAfter', `at least twice redis.heartbeat (${2 * heartbeat} ms), so that one late heartbeat does not make a live instance dead`, deadAfter)
+  // a copy in use does not renew the session's expiry in Redis: the read that refills it does
+  const longest = Math.floor(sessionIdle / 2)
+  const sessionCache = integer(given, 'sessionCache', 0, Math.min(defaults.sessionCache, longest), 'milliseconds; 0 reads every time', 'redis.sessionCache', MAX_TIMER)
+  if (sessionCache > longest) fail('redis.sessionCache', `at most half of sessions.idleTimeout (${longest} ms), so that a session in use never expires in Redis between two reads`, sessionCache)
   return Object.freeze({
     url: url as string | undefined,
     client: client as RedisClient | undefined,
     prefix,
     timeout: integer(given, 'timeout', 1, defaults.redisTimeout, 'milliseconds', 'redis.timeout', MAX_TIMER),
     heartbeat,
-    deadAfter
+    deadAfter,
+    sessionCache
   })
 }
 
@@ -378,6 +395,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   const sessions = input.sessions === undefined ? {} : input.sessions
   if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions? }', sessions)
   unknownKeys(sessions, SESSION_KEYS, 'sessions.')
+  const sessionIdle = integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout')
 
   const events = input.events === undefined ? {} : input.events
   if (!isObject(events)) fail('events', 'an object { store?, maxPerStream?, maxEvents?, idleTimeout? }', events)
@@ -418,7 +436,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     closeTimeout: integer(input, 'closeTimeout', 0, defaults.closeTimeout, 'milliseconds', 'closeTimeout', MAX_TIMER),
     sessions: Object.freeze({
       store: implementation<SessionStore>(sessions.store, 'sessions.store', 'SessionStore', SESSION_STORE_METHODS),
-      idleTimeout: integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout'),
+      idleTimeout: sessionIdle,
       maxSessions: integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
     }),
     bus: implementation<Bus>(input.bus, 'bus', 'Bus', BUS_METHODS),
@@ -436,7 +454,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       pollInterval: integer(tasks, 'pollInterval', 0, defaults.taskPollInterval, 'milliseconds', 'tasks.pollInterval'),
       closeTimeout: integer(tasks, 'closeTimeout', 0, defaults.taskCloseTimeout, 'milliseconds', 'tasks.closeTimeout', MAX_TIMER)
     }),
-    redis: resolveRedis(input.redis),
+    redis: resolveRedis(input.redis, sessionIdle),
     requestState: Object.freeze({ keys: keys === undefined ? undefined : Object.freeze(keys), ttl: integer(requestState, 'ttl', 1, defaults.requestStateTtl, 'milliseconds', 'requestState.ttl') }),
     inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds', 'inputTimeout', MAX_TIMER),
     tools: Object.freeze([...tools]) as readonly ToolDefinition[],

@@ -288,11 +288,13 @@ t.test("allowedOrigins: a list, 'cors', a synchronous function, or false (issue 
   })
 })
 
-t.test('redis: a URL, an ioredis client, or { url | client, prefix, timeout, heartbeat, deadAfter }, checked at registration', async (t) => {
+t.test('redis: a URL, an ioredis client, or { url | client, prefix, timeout, heartbeat, deadAfter, sessionCache }, checked at registration', async (t) => {
   const client = { call () {}, duplicate () {}, subscribe () {}, on () {}, quit () {}, disconnect () {} }
-  t.same(resolveOptions({ ...base, redis: 'redis://127.0.0.1:6379' }).redis, { url: 'redis://127.0.0.1:6379', client: undefined, prefix: 'sake:', timeout: 2000, heartbeat: 2000, deadAfter: 8000 })
+  t.same(resolveOptions({ ...base, redis: 'redis://127.0.0.1:6379' }).redis, { url: 'redis://127.0.0.1:6379', client: undefined, prefix: 'sake:', timeout: 2000, heartbeat: 2000, deadAfter: 8000, sessionCache: 1000 })
   t.equal(resolveOptions({ ...base, redis: client as any }).redis!.client, client, 'a client as it is')
-  t.same(resolveOptions({ ...base, redis: { url: 'rediss://cache:6380/2', prefix: 'billing:', timeout: 500, heartbeat: 500 } }).redis, { url: 'rediss://cache:6380/2', client: undefined, prefix: 'billing:', timeout: 500, heartbeat: 500, deadAfter: 8000 })
+  t.same(resolveOptions({ ...base, redis: { url: 'rediss://cache:6380/2', prefix: 'billing:', timeout: 500, heartbeat: 500 } }).redis, { url: 'rediss://cache:6380/2', client: undefined, prefix: 'billing:', timeout: 500, heartbeat: 500, deadAfter: 8000, sessionCache: 1000 })
+  t.equal(resolveOptions({ ...base, redis: { url: 'redis://a', sessionCache: 0 } }).redis!.sessionCache, 0, '0: every request reads the store')
+  t.equal(resolveOptions({ ...base, sessions: { idleTimeout: 300 }, redis: 'redis://a' }).redis!.sessionCache, 150, 'the default stays within half of a short sessions.idleTimeout')
   t.equal(resolveOptions({ ...base, redis: { url: 'redis://a', heartbeat: 5000 } }).redis!.deadAfter, 10_000, 'deadAfter follows a slow heartbeat: twice it at least')
   const refused: Array<[unknown, RegExp]> = [
     ['http://127.0.0.1:6379', /option 'redis.url' must be a redis:\/\/ or rediss:\/\/ URL, such as redis:\/\/127.0.0.1:6379/],
@@ -306,6 +308,8 @@ t.test('redis: a URL, an ioredis client, or { url | client, prefix, timeout, hea
     [{ url: 'redis://a', timeout: 0 }, /redis.timeout/],
     [{ url: 'redis://a', heartbeat: 50 }, /option 'redis.heartbeat' must be an integer from 100/],
     [{ url: 'redis://a', heartbeat: 1000, deadAfter: 1500 }, /option 'redis.deadAfter' must be at least twice redis.heartbeat \(2000 ms\), so that one late heartbeat does not make a live instance dead, got 1500/],
+    [{ url: 'redis://a', sessionCache: -1 }, /option 'redis.sessionCache' must be an integer from 0 to \d+ \(milliseconds; 0 reads every time/],
+    [{ url: 'redis://a', sessionCache: 900_001 }, /option 'redis.sessionCache' must be at most half of sessions.idleTimeout \(900000 ms\), so that a session in use never expires in Redis between two reads, got 900001/],
     [{ url: 'redis://a', prefx: 'x' }, /unknown option 'redis.prefx' \(did you mean 'redis.prefix'\?\)/]
   ]
   for (const [redis, message] of refused) t.throws(() => resolveOptions({ ...base, redis: redis as any }), message, JSON.stringify(redis))

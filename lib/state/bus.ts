@@ -28,6 +28,8 @@ export type BusEvent =
   | { readonly type: 'sessionNotification', readonly sessionId: string, readonly message: string }
   /** A 2025 session was deleted (DELETE on any instance): every instance ends its GET stream and its questions. */
   | { readonly type: 'sessionEnded', readonly sessionId: string }
+  /** A 2025 session was changed (its log level, subscriptions, handshake): every other instance drops its copy (`session-cache.ts`). */
+  | { readonly type: 'sessionChanged', readonly sessionId: string }
   /** `notifications/cancelled` for a 2025 request this instance is not running: whichever instance runs it stops it. */
   | { readonly type: 'cancelled', readonly sessionId: string, readonly requestId: string | number, readonly reason?: string | undefined }
 

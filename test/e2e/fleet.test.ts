@@ -135,7 +135,8 @@ t.test('2026-07-28: a question asked on A is answered on B; listChanged on A rea
 
 t.test('Redis killed: a session request is a clear 503 within seconds, a stateless call still works, nothing crashes; persisted data survives the restart', async (t) => {
   const redis = await startRedis(t, { persist: true })
-  const a = await instance(t, redis, { redis: { url: redis.url, timeout: 500 } })
+  // no copies of the session (redis.sessionCache): every request reads the store, as after a second without one
+  const a = await instance(t, redis, { redis: { url: redis.url, timeout: 500, sessionCache: 0 } })
   const session = await sessionOn(a.url)
   t.same((await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } })).json()).result.content, [{ type: 'text', text: '2' }])
   await redis.kill()
@@ -216,20 +217,65 @@ t.test('a task running on A, cancelled through B: A stops its handler', async (t
   t.equal(task.status, 'cancelled', 'and it stays cancelled')
 })
 
-t.test('the cost of Redis on the hot path: one round trip (GETEX) per 2025 session request', async (t) => {
+t.test('the cost of Redis on the hot path: no round trip while the instance holds a copy of the session, one read (GETEX) a second after', async (t) => {
   const redis = await startRedis(t)
-  // the heartbeat's thread beats once at the start, then once a minute: not within the ten requests
-  const a = await instance(t, redis, { redis: { url: redis.url, heartbeat: 60_000, deadAfter: 120_000 } })
+  // the heartbeat's thread beats once at the start, then once a minute: not within the requests
+  const a = await instance(t, redis, { redis: { url: redis.url, heartbeat: 60_000, deadAfter: 120_000, sessionCache: 500 } })
   await until(() => redis.cli('ZCARD', 'sake:instances') === '1', { what: 'the first heartbeat' })
   const session = await sessionOn(a.url)
   const stats = (): Record<string, number> => Object.fromEntries(redis.cli('INFO', 'commandstats').split('\n')
     .map((line) => /^cmdstat_([a-z|]+):calls=(\d+)/.exec(line.trim())).filter((m) => m !== null).map((m) => [m[1], Number(m[2])]))
-  const before = stats()
-  for (let i = 0; i < 10; i++) {
-    const answer = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 } } })).json()
-    t.same(answer.result.content, [{ type: 'text', text: String(i + 1) }])
+  const calls = async (first: number): Promise<Record<string, number>> => {
+    const before = stats()
+    for (let i = first; i < first + 10; i++) {
+      const answer = await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 } } })).json()
+      t.same(answer.result.content, [{ type: 'text', text: String(i + 1) }])
+    }
+    const after = stats()
+    return Object.fromEntries(Object.entries(after).map(([name, calls]) => [name, calls - (before[name] ?? 0)]).filter(([name, calls]) => calls !== 0 && name !== 'info'))
   }
-  const after = stats()
-  const used = Object.fromEntries(Object.entries(after).map(([name, calls]) => [name, calls - (before[name] ?? 0)]).filter(([name, calls]) => calls !== 0 && name !== 'info'))
-  t.same(used, { getex: 10 }, 'ten requests, ten commands: the session read (which renews its expiry), nothing else')
+  t.same(await calls(0), {}, 'ten requests right after the handshake, no command: the copy the handshake kept')
+  await sleep(600) // the point: past redis.sessionCache (500 ms)
+  t.same(await calls(10), { getex: 1 }, 'the copy too old: one read (which renews the expiry), then the copy again')
+})
+
+t.test('a session changed or ended on one instance: the other drops its copy at once (the bus), or within redis.sessionCache when the bus missed it', async (t) => {
+  const redis = await startRedis(t)
+  const a = await instance(t, redis, { redis: { url: redis.url, sessionCache: 60_000 } })
+  const b = await instance(t, redis, { redis: { url: redis.url, sessionCache: 60_000 } })
+  await subscribed(redis, 2)
+  const session = await sessionOn(a.url)
+  const call = async (url: string, id: number, method: string, params: Record<string, unknown>): Promise<any> =>
+    await (await legacyPost(url, session, '2025-11-25', { jsonrpc: '2.0', id, method, params })).json()
+  t.same((await call(b.url, 1, 'tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).result.content, [{ type: 'text', text: '2' }], 'B read the session, and keeps a copy for a minute')
+  t.same((await call(a.url, 2, 'logging/setLevel', { level: 'debug' })).result, {}, 'changed on A')
+  await until(() => JSON.parse(redis.cli('GET', `sake:session:${session}`)).logLevel === 'debug', { what: 'the change in Redis' })
+  // the change reaches B through the bus (its message travels beside our next request, hence until):
+  // B reads the session again, within seconds where its copy had a minute left
+  const reads = (): number => Number(/cmdstat_getex:calls=(\d+)/.exec(redis.cli('INFO', 'commandstats'))?.[1] ?? 0)
+  const before = reads()
+  let id = 10
+  await until(async () => {
+    t.ok((await call(b.url, id++, 'tools/call', { name: 'add', arguments: { a: 2, b: 2 } })).result)
+    return reads() > before
+  }, { what: 'B to read the session again after A changed it' })
+  t.equal(reads() - before, 1, 'one read, then the new copy')
+
+  const deleted = await fetch(a.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } })
+  t.equal(deleted.status, 204)
+  const ended = await until(async () => {
+    const answer = await call(b.url, id++, 'tools/list', {})
+    return answer.error === undefined ? undefined : answer
+  }, { what: 'B to answer not found after the DELETE on A' })
+  t.equal(ended.error.code, -32001, 'ended on A: B answers not found within seconds, though its copy had a minute left')
+
+  // a bus that missed the end: the copy serves until it is too old, then the store says it is gone
+  const short = await instance(t, redis, { redis: { url: redis.url, sessionCache: 300 } })
+  const other = await sessionOn(short.url)
+  redis.cli('DEL', `sake:session:${other}`) // gone from the store, and no instance told
+  const stale = await (await legacyPost(short.url, other, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} })).json()
+  t.ok(stale.result, 'within redis.sessionCache the copy still serves (the documented bound)')
+  await sleep(350) // the point: past redis.sessionCache (300 ms)
+  const gone = await (await legacyPost(short.url, other, '2025-11-25', { jsonrpc: '2.0', id: 6, method: 'tools/list', params: {} })).json()
+  t.equal(gone.error.code, -32001, 'past it: not found')
 })

@@ -453,6 +453,7 @@ export const EVERY_BUS_EVENT: readonly BusEvent[] = [
   { type: 'taskStatus', taskId: 'd6f1c3a2-0b1e-4f6e-9a7d-3c2b1a0f9e8d' },
   { type: 'sessionNotification', sessionId: SID, message: '{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"status":"working"}}' },
   { type: 'sessionEnded', sessionId: SID },
+  { type: 'sessionChanged', sessionId: SID },
   { type: 'cancelled', sessionId: SID, requestId: 3, reason: 'the user stopped it' },
   { type: 'cancelled', sessionId: SID, requestId: 'r-4' }
 ]

@@ -170,16 +170,16 @@ export class Sessions {
   /**
    * Ends a session: gone from the store (what ending promises), then its tasks, and the waits of
    * its questions here and, through the bus, on every other instance. A failure after the store's
-   * delete is logged, not thrown: the session is gone, and its tasks end at their ttl.
+   * delete is logged, not thrown: the session is gone, its tasks end at their ttl, and the other
+   * instances' copies of it (`state/session-cache.ts`) within `redis.sessionCache` ms.
    */
   async end (server: ServerContext, sessionId: string, log: Logger): Promise<void> {
     await this.store.delete(sessionId)
     this.questions.cancelSession(sessionId, 'the session ended')
-    try {
-      await server.tasks.endSession(sessionId)
-      await this.bus.publish({ type: 'sessionEnded', sessionId })
-    } catch (err) {
-      log.warn({ err }, 'fastify-sake: a session ended, but its tasks or the other instances\' streams could not be told (the task store or the bus failed)')
+    // both, whatever the other does: the bus also drops the other instances' copies of the session
+    const told = await Promise.allSettled([server.tasks.endSession(sessionId), (async () => { await this.bus.publish({ type: 'sessionEnded', sessionId }) })()])
+    for (const outcome of told) {
+      if (outcome.status === 'rejected') log.warn({ err: outcome.reason }, 'fastify-sake: a session ended, but its tasks or the other instances\' streams could not be told (the task store or the bus failed)')
     }
   }
 
