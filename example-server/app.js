@@ -155,12 +155,14 @@ export async function build (options = {}) {
   await app.register(sake, {
     name: 'example-server',
     version: '0.1.0',
-    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, count (a long-running tool that runs as a task), and a counter (an MCP App).',
+    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, count (a long-running tool that runs as a task), and a counter (an MCP App). The skill skill://count-then-greet/SKILL.md shows how to use count and greet together.',
     // a fleet shares this key (openssl rand -base64 32); without it each process makes its own, with a warning
     requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
     // REDIS_URL (redis://127.0.0.1:6379): 2025 sessions, resumable streams, the bus and tasks shared by every instance on it
     ...(process.env.REDIS_URL === undefined ? {} : { redis: process.env.REDIS_URL }),
     tools: [add, echo, greet, showcase, count, counter, counterIncrement, ...(auth?.tools ?? [])],
+    // the Skills extension: skills/count-then-greet teaches a model to use count and greet together
+    skills: { directory: new URL('./skills', import.meta.url) },
     ...auth?.options
   })
   if (auth !== undefined) await auth.install(app)

@@ -13,6 +13,14 @@ import type {
 } from './define/tool.js'
 import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptArguments, TypedPromptDefinition } from './define/prompt.js'
+import type { SkillDefinition } from './define/skill.js'
+
+/**
+ * Registers skills (the Skills extension): a folder of them (`{ directory }`), one in code
+ * (`{ path, files }`), a dynamic one (`{ path, resources: 'dynamic', frontmatter, read }`), or an
+ * array of these, all or none.
+ */
+export type RegisterSkill = (definitions: SkillDefinition | readonly SkillDefinition[]) => void
 
 /** Registers one resource (or template) or several; a template's `read` gets its variables typed. */
 export interface RegisterResource {
@@ -54,6 +62,8 @@ export interface McpView {
   readonly templates: ReadonlyMap<string, ListedInfo>
   /** The prompts, by name, as `prompts/list` sends them. */
   readonly prompts: ReadonlyMap<string, ListedInfo>
+  /** The skills, by the URI of their `SKILL.md`, as `skills/list` sends them (with every file's digest and size). */
+  readonly skills: ReadonlyMap<string, Readonly<Record<string, unknown>>>
   /**
    * Tells subscribed clients that a list changed: `notifications/{list}/list_changed` on 2025 GET
    * streams and on 2026-07-28 listens that opted in. Resolves once the bus took the event.
@@ -85,6 +95,8 @@ declare module 'fastify' {
     registerResource: RegisterResource
     /** Registers MCP prompts on this server. */
     registerPrompt: RegisterPrompt
+    /** Registers skills (the Skills extension, `skill://` resources) on this server. */
+    registerSkill: RegisterSkill
     /** The MCP server registered in this context. */
     mcp: McpView
   }

@@ -82,6 +82,18 @@ export class SakeDuplicatePromptError extends SakeError {
   }
 }
 
+/**
+ * A skill cannot be served (`SAKE_ERR_INVALID_SKILL`): its path, a file's path or size, its
+ * `SKILL.md` frontmatter (not YAML, no `name` equal to its folder, no `description`), a folder
+ * that holds no skill, or a skill already registered at that path. The message names the skill or
+ * the file on disk, and what to change.
+ */
+export class SakeSkillDefinitionError extends SakeError {
+  constructor (message: string) {
+    super('SAKE_ERR_INVALID_SKILL', message)
+  }
+}
+
 /** `registerTool` called once the server is ready: lists are frozen then (`SAKE_ERR_REGISTER_AFTER_READY`). */
 export class SakeRegisterAfterReadyError extends SakeError {
   constructor (what: string) {
@@ -120,6 +132,7 @@ export const errorCodes = Object.freeze([
   'SAKE_ERR_INVALID_PROMPT',
   'SAKE_ERR_DUPLICATE_RESOURCE',
   'SAKE_ERR_DUPLICATE_PROMPT',
+  'SAKE_ERR_INVALID_SKILL',
   'SAKE_ERR_REGISTER_AFTER_READY',
   'SAKE_ERR_INVALID_ROUTE_TOOL',
   'SAKE_ERR_INVALID_CLIENT_OPTION'

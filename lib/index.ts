@@ -39,7 +39,8 @@ import { Shutdown } from './http/shutdown.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { Metrics } from './http/metrics.js'
 import { mcpView } from './mcp-view.js'
-import type { McpView, RegisterPrompt, RegisterResource, RegisterTool } from './api.js'
+import type { McpView, RegisterPrompt, RegisterResource, RegisterSkill, RegisterTool } from './api.js'
+import type { SkillDefinition } from './define/skill.js'
 import type { Bus } from './state/bus.js'
 import type { EventStore } from './state/event-store.js'
 import type { Inbox } from './state/inbox.js'
@@ -59,7 +60,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   // under a Fastify prefix every route of ours answers below it: the endpoint and the metadata alike
   const path = app.prefix === '' || options.path !== '/' ? app.prefix + options.path : app.prefix
   const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
-  const registry = new Registry(options.scopes)
+  const registry = new Registry(options.scopes, { maxFileSize: options.skills.maxFileSize, directoryRead: options.skills.directoryRead })
   // the app's scope catalogue (mcpScopes), across its servers: a scope described otherwise elsewhere fails here
   addToCatalogue(app, { name: options.info.name, path, resource: auth?.resource ?? null, registry, scopes: options.scopes })
   const { sessions, bus, events, taskStore, liveness, inbox, close } = await openStores(options, app.log)
@@ -207,13 +208,20 @@ function decorate (app: FastifyInstance, registry: Registry, options: ResolvedOp
   const registerPrompt = (definition: PromptDefinition | readonly PromptDefinition[]): void => {
     registry.all(Array.isArray(definition) ? definition : [definition], (one) => registry.addPrompt(one))
   }
+  const registerSkill = (definition: SkillDefinition | readonly SkillDefinition[]): void => {
+    const skipped: string[] = []
+    registry.all(Array.isArray(definition) ? definition : [definition], (one) => skipped.push(...registry.addSkill(one).skipped))
+    for (const file of skipped) app.log.warn({ file }, 'fastify-sake: a symbolic link (or another special file) in a skills folder is not followed, and not served; copy the file into the skill instead')
+  }
   registerTool(options.tools)
   registerResource(options.resources)
   registerPrompt(options.prompts)
+  registerSkill(options.skills.definitions)
 
   app.decorate('registerTool', registerTool as RegisterTool)
   app.decorate('registerResource', registerResource as RegisterResource)
   app.decorate('registerPrompt', registerPrompt as RegisterPrompt)
+  app.decorate('registerSkill', registerSkill as RegisterSkill)
   app.decorate('mcp', view)
   // null until the auth hook of our routes sets it (and always with auth off)
   app.decorateRequest('mcpAuth', null)
@@ -240,7 +248,7 @@ export type {
 export type { RequestContext, ToolContext, CompletionContext } from './define/context.js'
 export type { AuthInfo, ClientInfo, ServerInfo } from './spec/types.js'
 export type { LogLevel } from './spec/log-levels.js'
-export type { RegisterTool, RegisterResource, RegisterPrompt, McpView, ToolInfo, ListedInfo } from './api.js'
+export type { RegisterTool, RegisterResource, RegisterPrompt, RegisterSkill, McpView, ToolInfo, ListedInfo } from './api.js'
 export type { McpRequestInfo } from './http/request-info.js'
 export type { McpRouteOptions } from './http/route-options.js'
 export type { McpRouteConfig } from './http/route-tools/schema.js'
@@ -263,18 +271,22 @@ export type { WithMeta, WithText, ToolErrorResult, CallToolResult } from './defi
 export type { InlineUi, UiResourceMeta, UiCsp, UiPermissions, Visibility } from './define/apps.js'
 export { APPS_EXTENSION, APP_MIME_TYPE } from './spec/apps.js'
 export { TOOL_COMPLETION_EXTENSION } from './spec/completion.js'
+export { SKILLS_EXTENSION } from './spec/skills.js'
+export type {
+  SkillDefinition, SkillFilesDefinition, DynamicSkillDefinition, SkillDirectoryDefinition, SkillFrontmatter, SkillFileReturn, SkillFileEntry
+} from './define/skill.js'
 export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
   AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError, ShuttingDownError,
-  SakeClientOptionError
+  SakeClientOptionError, SakeSkillDefinitionError
 } from './errors.js'
 export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
 // the client's errors, from the client's own file (the one import of lib/client/ the server side makes,
 // .dependency-cruiser.mjs): the same classes as fastify-sake/client's, so instanceof works with either import
 export { RpcError, AuthChallengeError, HttpError, UnansweredInputError, type AuthChallenge } from './client/errors.js'
-export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions } from './options.js'
+export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions, SkillsOptions } from './options.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'
 export type { ScopeInfo } from './auth/scopes.js'

@@ -24,6 +24,19 @@ export class WireView implements ReadonlyMap<string, ListedInfo> {
   [Symbol.iterator] (): MapIterator<[string, ListedInfo]> { return this.entries() }
 }
 
+/** A live, read-only window on the skills, giving each one's entry (`skills/list`). */
+class EntryView implements ReadonlyMap<string, Readonly<Record<string, unknown>>> {
+  constructor (private readonly map: ReadonlyMap<string, { readonly entry: Readonly<Record<string, unknown>> }>) {}
+  get size (): number { return this.map.size }
+  get (key: string): Readonly<Record<string, unknown>> | undefined { return this.map.get(key)?.entry }
+  has (key: string): boolean { return this.map.has(key) }
+  * entries (): MapIterator<[string, Readonly<Record<string, unknown>>]> { for (const [key, item] of this.map) yield [key, item.entry] }
+  keys (): MapIterator<string> { return this.map.keys() }
+  * values (): MapIterator<Readonly<Record<string, unknown>>> { for (const item of this.map.values()) yield item.entry }
+  forEach (fn: (value: Readonly<Record<string, unknown>>, key: string, map: ReadonlyMap<string, Readonly<Record<string, unknown>>>) => void): void { for (const [k, v] of this.entries()) fn(v, k, this) }
+  [Symbol.iterator] (): MapIterator<[string, Readonly<Record<string, unknown>>]> { return this.entries() }
+}
+
 export interface McpViewOptions {
   readonly info: ServerInfo
   readonly path: string
@@ -47,6 +60,7 @@ export function mcpView (options: McpViewOptions): McpView {
     resources: new WireView(registry.resources),
     templates: new WireView(registry.templates),
     prompts: new WireView(registry.prompts),
+    skills: new EntryView(registry.skills),
     async listChanged (list: ListName): Promise<void> {
       if (!LIST_NAMES.includes(list)) throw new TypeError(`fastify-sake: app.mcp.listChanged takes 'tools', 'resources' or 'prompts', got ${JSON.stringify(list)}`)
       await bus.publish({ type: 'listChanged', list })

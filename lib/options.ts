@@ -14,6 +14,8 @@ import type { RedisClient, RedisOption } from './state/redis/connection.js'
 import type { DefinedTool, ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
+import type { SkillDefinition } from './define/skill.js'
+import { SKILL_LIMITS } from './spec/skills.js'
 import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './spec/types.js'
 import { hostEntry, originEntry, type OriginCheck } from './http/origin.js'
@@ -130,6 +132,8 @@ export interface SakeOptions {
   resources?: ResourceDefinition[]
   /** Prompts to register with the plugin (made with `definePrompt`). */
   prompts?: DefinedPrompt[]
+  /** Skills (the Skills extension, SEP-2640): a folder of them, skills in code, and their limits. */
+  skills?: SkillsOptions
   /**
    * DNS-rebinding protection: the `Host` values accepted, `host` (any port) or `host:port`. Default:
    * on loopback connections, localhost, 127.0.0.1 and [::1] on any port. `false`: no Host check.
@@ -161,6 +165,17 @@ export interface SakeOptions {
    * true; false: none of them.
    */
   tracing?: boolean
+}
+
+export interface SkillsOptions {
+  /** A folder of skills, read at registration: the same as `app.registerSkill({ directory })`. */
+  directory?: string | URL
+  /** Skills in code, dynamic skills, more folders: the same as `app.registerSkill` for each. */
+  definitions?: SkillDefinition[]
+  /** Bytes of one skill file at most; a larger file is a registration error. Default 1 MiB. */
+  maxFileSize?: number
+  /** Serve `resources/directory/read` on the skills' folders (declared as `directoryRead`). Default true. */
+  directoryRead?: boolean
 }
 
 export interface RedisOptions {
@@ -210,6 +225,7 @@ export interface ResolvedOptions {
   readonly tools: readonly ToolDefinition[]
   readonly resources: readonly ResourceDefinition[]
   readonly prompts: readonly PromptDefinition[]
+  readonly skills: { readonly definitions: readonly SkillDefinition[], readonly maxFileSize: number, readonly directoryRead: boolean }
   /** undefined: the loopback default; false: no check. */
   readonly allowedHosts: readonly string[] | false | undefined
   /** Also 'cors' (the host's @fastify/cors decides) or the host's function. */
@@ -244,10 +260,11 @@ export const defaults = Object.freeze({
   heartbeat: 2000, // ms: a dead instance is found within deadAfter + heartbeat, about 10 s
   deadAfter: 8000,
   sessionCache: 1000, // ms: a 2025 session read from Redis serves the calls of the next second
+  skillFileSize: 1024 * 1024,
   requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const TASK_KEYS = ['store', 'maxTasks', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
@@ -317,6 +334,24 @@ function resolveRedis (value: unknown, sessionIdle: number): ResolvedRedis | und
     heartbeat,
     deadAfter,
     sessionCache
+  })
+}
+
+const SKILLS_KEYS = ['directory', 'definitions', 'maxFileSize', 'directoryRead']
+
+/** `skills`: `{ directory?, definitions?, maxFileSize?, directoryRead? }`; the definitions are checked when registered. */
+function resolveSkills (value: unknown): ResolvedOptions['skills'] {
+  const given = value === undefined ? {} : value
+  if (!isObject(given)) fail('skills', "an object { directory?, definitions?, maxFileSize?, directoryRead? }, such as { directory: './skills' }", value)
+  unknownKeys(given, SKILLS_KEYS, 'skills.')
+  const { directory, definitions = [], directoryRead = true } = given
+  if (directory !== undefined && typeof directory !== 'string' && !(directory instanceof URL)) fail('skills.directory', "a folder's path or file: URL, such as './skills' or new URL('./skills', import.meta.url)", directory)
+  if (!Array.isArray(definitions)) fail('skills.definitions', 'an array of skill definitions ({ directory }, { path, files } or { path, resources: \'dynamic\', frontmatter, read })', definitions)
+  if (typeof directoryRead !== 'boolean') fail('skills.directoryRead', 'true or false', directoryRead)
+  return Object.freeze({
+    definitions: Object.freeze(directory === undefined ? [...definitions] : [{ directory } as SkillDefinition, ...definitions]),
+    maxFileSize: integer(given, 'maxFileSize', 1, defaults.skillFileSize, 'bytes', 'skills.maxFileSize', SKILL_LIMITS.bytes),
+    directoryRead
   })
 }
 
@@ -460,6 +495,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     tools: Object.freeze([...tools]) as readonly ToolDefinition[],
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],
+    skills: resolveSkills(input.skills),
     allowedHosts: allowList(input, 'allowedHosts', "a non-empty array of host names ('localhost', 'mcp.example.com:8443'), or false to turn the check off", hostEntry),
     allowedOrigins: allowedOrigins(input),
     auth: resolveAuth(input.auth),

@@ -3,7 +3,10 @@
  * Maps for O(1) lookup on every call; closed to new items when the server is ready. Finding what a
  * name or URI refers to is this file's job: every layer asks here, none keeps a lookup of its own.
  */
-import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError, SakeResourceDefinitionError, SakeToolDefinitionError } from '../errors.js'
+import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError, SakeResourceDefinitionError, SakeSkillDefinitionError, SakeToolDefinitionError } from '../errors.js'
+import { DIRECTORY_MIME_TYPE, SKILL_SCHEME } from '../spec/skills.js'
+import { compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill, type DirectoryChild, type SkillDefinition, type SkillLimits } from './skill.js'
+import { readSkillFolder } from './skill-folder.js'
 import { compileResource, type CompiledResource, type ResourceDefinition } from './resource.js'
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './prompt.js'
 import { compileTool, type CompiledTool, type ToolDefinition } from './tool.js'
@@ -16,20 +19,48 @@ export interface FoundResource {
   readonly vars: Record<string, string>
 }
 
+/**
+ * A directory resource (`resources/directory/read`): a skill's folder or one of its sub-folders,
+ * or a folder of the namespace above skills (`skill://acme` above `skill://acme/refunds`); a
+ * dynamic skill's folders are read live (`skill`).
+ */
+export interface FoundDirectory {
+  readonly kind: 'directory'
+  readonly uri: string
+  /** Its children as registered; undefined for a dynamic skill's folder. */
+  readonly children: readonly DirectoryChild[] | undefined
+  /** The dynamic skill it belongs to, whose `list` gives its children. */
+  readonly skill: CompiledSkill | undefined
+  /** What reading it demands: its skill's scope; nothing for a folder above skills (its children are filtered). */
+  readonly access: CompiledSkill['access']
+}
+
 export class Registry {
   readonly tools = new Map<string, CompiledTool>()
   /** Fixed resources by URI, and templates by template, each in registration order. */
   readonly resources = new Map<string, CompiledResource>()
   readonly templates = new Map<string, CompiledResource>()
   readonly prompts = new Map<string, CompiledPrompt>()
+  /** Skills by the URI of their `SKILL.md`, in registration order. */
+  readonly skills = new Map<string, CompiledSkill>()
+  /** Skill files other than `SKILL.md`s (those are fixed resources, listed): found by URI, never listed. */
+  private readonly skillFiles = new Map<string, CompiledResource>()
+  /** Dynamic skills by their root URI: what is under it is read live. */
+  private readonly dynamicSkills = new Map<string, CompiledSkill>()
+  /** Directory resources by URI, built when the registry is sealed (or on first use before). */
+  private directories: Map<string, FoundDirectory> | undefined
   /** The declared scopes (`scopes` option), which `scope` on a definition must come from. */
   readonly scopes: ReadonlyMap<string, string>
   private ready = false
   /** While `all` runs: what was added, so that a failure takes it back. */
   private journal: Array<() => void> | undefined
 
-  constructor (scopes: ReadonlyMap<string, string> = new Map()) {
+  /** Limits every skill is checked against (`skills` option). */
+  readonly skillLimits: SkillLimits
+
+  constructor (scopes: ReadonlyMap<string, string> = new Map(), skillLimits: SkillLimits = { maxFileSize: 1024 * 1024, directoryRead: true }) {
     this.scopes = scopes
+    this.skillLimits = skillLimits
   }
 
   /**
@@ -37,6 +68,11 @@ export class Registry {
    * back and the error goes on, so a registration that throws leaves the server as it was.
    */
   all<T> (definitions: readonly T[], add: (definition: T) => unknown): void {
+    // within another `all` (a folder of skills in an array of definitions): the outer journal takes it all back
+    if (this.journal !== undefined) {
+      for (const definition of definitions) add(definition)
+      return
+    }
     const journal: Array<() => void> = []
     this.journal = journal
     try {
@@ -109,15 +145,104 @@ export class Registry {
     return prompt
   }
 
-  /** The resource a URI names: a fixed one first, then each template in registration order. */
+  /**
+   * Checks and adds a skill, or each skill of a folder (all or none); throws a `SakeError` on any
+   * mistake. Returns the files of a folder that were not read (symbolic links), for a warning.
+   */
+  addSkill (definition: SkillDefinition): { skills: CompiledSkill[], skipped: string[] } {
+    const raw = definition as unknown as Record<string, unknown> | undefined
+    if (this.ready) throw new SakeRegisterAfterReadyError(`skill '${String(raw?.path ?? raw?.directory)}'`)
+    if (raw === null || typeof raw !== 'object') throw new SakeSkillDefinitionError(`a skill definition must be an object: { directory }, { path, files } or { path, resources: 'dynamic', frontmatter, read }, got ${raw === null ? 'null' : typeof raw}`)
+    if (raw.directory !== undefined) {
+      const folder = readSkillFolder(definition as Parameters<typeof readSkillFolder>[0], this.skillLimits)
+      const skills: CompiledSkill[] = []
+      this.all(folder.skills, ({ definition: one, where }) => skills.push(this.keepSkill(compileFilesSkill(one, this.scopes, this.skillLimits, where))))
+      return { skills, skipped: folder.skipped }
+    }
+    const compiled = raw.resources === 'dynamic'
+      ? compileDynamicSkill(definition as Parameters<typeof compileDynamicSkill>[0], this.scopes)
+      : compileFilesSkill(definition as Parameters<typeof compileFilesSkill>[0], this.scopes, this.skillLimits)
+    return { skills: [this.keepSkill(compiled)], skipped: [] }
+  }
+
+  /** Adds a compiled skill: its `SKILL.md` as a listed resource, its other files found by URI. */
+  private keepSkill (skill: CompiledSkill): CompiledSkill {
+    if (this.skills.has(skill.uri)) throw new SakeSkillDefinitionError(`skill '${skill.path}': a skill is already registered at this path (${skill.uri}); give one of them another path or prefix`)
+    for (const [uri, file] of skill.files) {
+      if (this.resources.has(uri)) throw new SakeDuplicateResourceError(uri)
+      // a nested skill's files are its enclosing skill's too: the same bytes, one resource
+      if (uri === skill.uri) this.keep(this.resources, uri, file)
+      else if (!this.skillFiles.has(uri)) this.keep(this.skillFiles, uri, file)
+    }
+    if (skill.dynamic !== undefined) this.keep(this.dynamicSkills, skill.root, skill)
+    this.keep(this.skills, skill.uri, skill)
+    this.directories = undefined
+    return skill
+  }
+
+  /** Whether any skill is registered: the Skills extension is advertised then. */
+  servesSkills (): boolean {
+    return this.skills.size > 0
+  }
+
+  /** Whether a skill demands a scope: `skills/list` then shows each caller only those it may read. */
+  scopedSkills (): boolean {
+    for (const skill of this.skills.values()) if (skill.access !== undefined) return true
+    return false
+  }
+
+  /** The resource a URI names: a fixed one first (a skill's `SKILL.md` among them), a skill's file, then each template in registration order. */
   findResource (uri: string): FoundResource | undefined {
-    const fixed = this.resources.get(uri)
+    const fixed = this.resources.get(uri) ?? this.skillFiles.get(uri)
     if (fixed !== undefined) return { kind: 'found', uri, resource: fixed, vars: {} }
+    if (this.dynamicSkills.size > 0 && uri.startsWith(SKILL_SCHEME)) {
+      for (const [root, skill] of this.dynamicSkills) {
+        const file = fileInSkill(root, uri)
+        if (file !== undefined) return { kind: 'found', uri, resource: skill.dynamic!, vars: { file } }
+      }
+    }
     for (const resource of this.templates.values()) {
       const vars = resource.template!.match(uri)
       if (vars !== undefined) return { kind: 'found', uri, resource, vars }
     }
     return undefined
+  }
+
+  /** The directory resource a URI names, if any: a skill's folder, one of its sub-folders, or a folder above skills. */
+  findDirectory (uri: string): FoundDirectory | undefined {
+    const found = (this.directories ??= this.buildDirectories()).get(uri)
+    if (found !== undefined) return found
+    const dynamic = this.dynamicSkills.get(uri)
+    return dynamic === undefined ? undefined : { kind: 'directory', uri, children: undefined, skill: dynamic, access: dynamic.access }
+  }
+
+  /** Every skill's folders, and the folders of the namespace above them, each with its children. */
+  private buildDirectories (): Map<string, FoundDirectory> {
+    const directories = new Map<string, FoundDirectory>()
+    const above = new Map<string, Map<string, DirectoryChild>>()
+    for (const skill of this.skills.values()) {
+      for (const [uri, children] of skill.directories) {
+        // a nested skill's folders are its enclosing skill's too: the enclosing one's answer stands
+        if (!directories.has(uri)) directories.set(uri, { kind: 'directory', uri, children, skill: undefined, access: skill.access })
+      }
+      // skill://acme/billing/refunds: skill://acme lists billing, skill://acme/billing lists refunds
+      const segments = skill.path.split('/')
+      for (let i = 1; i < segments.length; i++) {
+        const parent = SKILL_SCHEME + segments.slice(0, i).join('/')
+        const child = SKILL_SCHEME + segments.slice(0, i + 1).join('/')
+        const children = above.get(parent) ?? new Map<string, DirectoryChild>()
+        above.set(parent, children)
+        // a child that is itself a skill's root demands that skill's scope to be seen; a folder above skills, nothing
+        const own = this.skills.get(`${child}/SKILL.md`)
+        if (!children.has(child) || own !== undefined) children.set(child, { wire: { uri: child, name: segments[i], mimeType: DIRECTORY_MIME_TYPE }, access: own?.access })
+      }
+    }
+    for (const [uri, children] of above) {
+      if (directories.has(uri)) continue // a skill's own folder holding a nested one: listed from the skill's files
+      const sorted = [...children.values()].sort((a, b) => Number(a.wire.uri! > b.wire.uri!) - Number(a.wire.uri! < b.wire.uri!))
+      directories.set(uri, { kind: 'directory', uri, children: sorted, skill: undefined, access: undefined })
+    }
+    return directories
   }
 
   /**
@@ -132,6 +257,7 @@ export class Registry {
         throw new SakeToolDefinitionError(`tool '${tool.name}': its 'ui' names the resource '${uri}', which is not registered; register it with registerResource({ uri: '${uri}', name, read }) before the server is ready, or give 'ui' as { uri, html } to define it in place`)
       }
     }
+    this.directories = this.buildDirectories()
     this.ready = true
   }
 

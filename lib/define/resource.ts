@@ -120,6 +120,8 @@ export interface CompiledResource {
   readonly ui: { readonly meta: Readonly<UiResourceMeta> | undefined } | undefined
   /** The list entry for a client without MCP Apps: null, not listed; undefined, the same as `wire`. */
   readonly withoutApps: null | undefined
+  /** Set on a skill's `SKILL.md` (`skill.ts`): never listed to a caller its scope does not allow. */
+  readonly skill?: true
 }
 
 const KNOWN_KEYS = ['uri', 'uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons', 'size', 'annotations', 'ttl', 'meta', 'read', 'complete', 'scope', 'config', 'cacheScope', ...UI_META_KEYS]

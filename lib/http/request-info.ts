@@ -126,6 +126,7 @@ function described (verified: boolean, era: Era | undefined, protocolVersion: st
     tool: item?.kind === 'tool' ? item.wire.modern : undefined,
     prompt: item?.kind === 'prompt' ? item.wire.modern : undefined,
     resource: item?.kind === 'resource' ? item.wire.modern : undefined,
-    config: item?.config
+    // a skill or a skill's folder carries no `config` of the user's
+    config: item?.kind === 'skill' || item?.kind === 'directory' ? undefined : item?.config
   })
 }

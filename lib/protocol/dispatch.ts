@@ -18,6 +18,7 @@ import { getPrompt } from './methods/prompts.js'
 import { complete } from './methods/completion.js'
 import { setLevel } from './methods/logging.js'
 import { subscribe, unsubscribe } from './methods/subscriptions.js'
+import { getSkill, listSkills, readDirectory } from './methods/skills.js'
 import { cancelModernTask, cancelTask, getModernTask, getTask, listTasks, taskResult, updateModernTask } from './methods/tasks.js'
 
 type Method = (server: ServerContext, call: Call) => string | Promise<string>
@@ -41,6 +42,9 @@ const HANDLERS: Readonly<Record<string, Method | Readonly<Partial<Record<Era, Me
   'prompts/list': (server, call) => listPage(server, call, 'prompts'),
   'prompts/get': getPrompt,
   'completion/complete': complete,
+  'skills/list': listSkills,
+  'skills/get': getSkill,
+  'resources/directory/read': readDirectory,
   // the tasks extension (2026-07-28) and the 2025-11-25 tasks (which answer -32601 in older sessions)
   'tasks/get': { modern: getModernTask, legacy: getTask },
   'tasks/update': updateModernTask,

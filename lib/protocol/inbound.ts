@@ -180,6 +180,10 @@ export function targetOf (registry: Registry, kind: TargetKind, params: Record<s
       return typeof params.name === 'string' ? registry.prompts.get(params.name) : undefined
     case 'resource':
       return typeof params.uri === 'string' ? registry.findResource(params.uri) : undefined
+    case 'skill':
+      return typeof params.uri === 'string' ? registry.skills.get(params.uri) : undefined
+    case 'directory':
+      return typeof params.uri === 'string' ? registry.findDirectory(params.uri) : undefined
     case 'reference': {
       const ref = params.ref
       if (!isObject(ref)) return undefined

@@ -11,8 +11,8 @@ import type { AuthInfo } from '../spec/types.js'
 import { allows, type Requirement } from '../define/access.js'
 import type { Registry } from '../define/registry.js'
 
-/** The paged lists: the tools, the fixed resources, the resource templates, the prompts. */
-export type PagedList = 'tools' | 'resources' | 'resourceTemplates' | 'prompts'
+/** The paged lists: the tools, the fixed resources, the resource templates, the prompts, the skills. */
+export type PagedList = 'tools' | 'resources' | 'resourceTemplates' | 'prompts' | 'skills'
 
 export interface ListOptions {
   /** Ceiling of every page's `ttlMs`, in ms. */
@@ -43,6 +43,8 @@ interface Listed {
   readonly withoutApps?: Readonly<Record<Era, Record<string, unknown>>> | null | undefined
   readonly ttl: number | undefined
   readonly access: Requirement | undefined
+  /** A skill, or its `SKILL.md`: content, never listed to a caller its scope does not allow, `hideForbidden` or not. */
+  readonly skill?: true | undefined
 }
 
 /** Every list's pages, for clients with MCP Apps (`apps`) and without (`plain`; the same object when nothing differs). */
@@ -56,7 +58,8 @@ const SHAPES: Record<PagedList, { readonly key: string, readonly prefix: string 
   tools: { key: 'tools', prefix: 'page' },
   resources: { key: 'resources', prefix: 'resources' },
   resourceTemplates: { key: 'resourceTemplates', prefix: 'templates' },
-  prompts: { key: 'prompts', prefix: 'prompts' }
+  prompts: { key: 'prompts', prefix: 'prompts' },
+  skills: { key: 'skills', prefix: 'skills' }
 }
 
 type AllPages = Record<PagedList, Pages>
@@ -73,6 +76,11 @@ export class ListPages {
     this.options = options
   }
 
+  /** Items per page, for the lists served live (`resources/directory/read`). */
+  get pageSize (): number {
+    return this.options.pageSize
+  }
+
   /** Serialises every list; called once the registry is sealed (`onReady`). */
   build (): void {
     this.pages = this.paginate(undefined)
@@ -83,8 +91,10 @@ export class ListPages {
    * the client declared MCP Apps (`spec/apps.ts`).
    */
   page (list: PagedList, era: Era, cursor: string | undefined, auth?: AuthInfo, apps = false): string | undefined {
-    // before the server is ready (a direct call, not a request) the pages are built on demand
-    const audiences = auth !== undefined && this.options.hideForbidden ? this.pagesFor(auth) : (this.pages ?? this.paginate(undefined))
+    // before the server is ready (a direct call, not a request) the pages are built on demand; a
+    // skill is content, not an operation: a caller never sees one its scopes do not allow
+    const filtered = auth !== undefined && (this.options.hideForbidden || ((list === 'skills' || list === 'resources') && this.registry.scopedSkills()))
+    const audiences = filtered ? this.pagesFor(auth) : (this.pages ?? this.paginate(undefined))
     const pages = (apps ? audiences.apps : audiences.plain)[list]
     const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
     return index === undefined ? undefined : pages[era][index]
@@ -115,17 +125,19 @@ export class ListPages {
    */
   private paginate (held: readonly string[] | undefined): Audiences {
     const byKey = <T>(items: Iterable<T>, key: (item: T) => string): T[] => [...items].sort((a, b) => Number(key(a) > key(b)) - Number(key(a) < key(b)))
-    const { tools, resources, templates, prompts } = this.registry
+    const { tools, resources, templates, prompts, skills } = this.registry
     const lists: Record<PagedList, readonly Listed[]> = {
       tools: byKey(tools.values(), (t) => t.name),
       resources: byKey(resources.values(), (r) => r.key),
       resourceTemplates: [...templates.values()],
-      prompts: byKey(prompts.values(), (p) => p.name)
+      prompts: byKey(prompts.values(), (p) => p.name),
+      // an entry is the same in both eras; a skill's ttl is the server's
+      skills: byKey(skills.values(), (s) => s.uri).map((s) => ({ wire: { modern: s.entry, legacy: s.entry }, ttl: undefined, access: s.access, skill: true as const }))
     }
     const apps = {} as AllPages
     const plain = {} as AllPages
     for (const list of Object.keys(SHAPES) as PagedList[]) {
-      const items = held === undefined ? lists[list] : lists[list].filter((item) => allows(item.access, held))
+      const items = held === undefined ? lists[list] : lists[list].filter((item) => (!this.options.hideForbidden && item.skill !== true) || allows(item.access, held))
       // a cache keys a list on its method and cursor, not on the capabilities in _meta: a list
       // that differs with MCP Apps declared or not must not be shared between clients
       const differs = items.some((item) => item.withoutApps !== undefined)

@@ -7,12 +7,13 @@
  */
 import type { Requirement } from '../define/access.js'
 import type { CompiledPrompt } from '../define/prompt.js'
-import type { FoundResource } from '../define/registry.js'
+import type { FoundDirectory, FoundResource } from '../define/registry.js'
+import type { CompiledSkill } from '../define/skill.js'
 import type { CompiledResource } from '../define/resource.js'
 import type { CompiledTool } from '../define/tool.js'
 
-/** A tool, a prompt, a resource found by URI, or a resource template (a completion's `ref/resource`). */
-export type Target = CompiledTool | CompiledPrompt | FoundResource | CompiledResource
+/** A tool, a prompt, a resource found by URI, a resource template (a completion's `ref/resource`), a skill, a skill's folder. */
+export type Target = CompiledTool | CompiledPrompt | FoundResource | CompiledResource | CompiledSkill | FoundDirectory
 
 /** The target in a message: `tool 'add'`, `resource 'file:///a'`, `prompt 'review'`, `resource template 'users://{id}'`. */
 export function describeTarget (target: Target): string {
@@ -21,6 +22,8 @@ export function describeTarget (target: Target): string {
     case 'prompt': return `prompt '${target.name}'`
     case 'found': return `resource '${target.uri}'`
     case 'resource': return `resource template '${target.key}'`
+    case 'skill': return `skill '${target.uri}'`
+    case 'directory': return `directory '${target.uri}'`
   }
 }
 

@@ -12,7 +12,7 @@
  * prompt by `params.name`, a resource by `params.uri`, or the prompt, resource template or tool
  * (`ref/tool`, `spec/completion.ts`) a completion's `params.ref` refers to.
  */
-export type TargetKind = 'tool' | 'prompt' | 'resource' | 'reference'
+export type TargetKind = 'tool' | 'prompt' | 'resource' | 'reference' | 'skill' | 'directory'
 
 /** The OpenTelemetry attribute that carries what a request names (the conventions for MCP). */
 export type NameAttribute = 'gen_ai.tool.name' | 'gen_ai.prompt.name' | 'mcp.resource.uri'
@@ -94,6 +94,10 @@ export const METHODS: ReadonlyMap<string, MethodFacts> = new Map([
   // no Mcp-Name: SEP-2243 mirrors only tools/call, resources/read and prompts/get, so a ref/tool no more than a ref/prompt
   row('completion/complete', { ...BOTH, target: 'reference', otel: { name: 'gen_ai.prompt.name' } }),
   row('subscriptions/listen', { modern: true, listens: true }),
+  // the Skills extension (SEP-2640): a skill by its SKILL.md's URI, a folder by its URI (no Mcp-Name: SEP-2243 mirrors neither)
+  row('skills/list', BOTH),
+  row('skills/get', { ...BOTH, target: 'skill', logged: 'uri', otel: { name: 'mcp.resource.uri' } }),
+  row('resources/directory/read', { ...BOTH, target: 'directory', logged: 'uri', otel: { name: 'mcp.resource.uri' } }),
   // the tasks extension (2026-07-28) and the 2025-11-25 tasks; SEP-2663 routes task methods by their task
   row('tasks/get', { ...BOTH, mcpName: 'taskId' }),
   row('tasks/update', { modern: true, mcpName: 'taskId' }),

@@ -8,6 +8,7 @@ import type { ServerContext } from '../server.js'
 import { APPS_EXTENSION } from '../../spec/apps.js'
 import { TOOL_COMPLETION_EXTENSION } from '../../spec/completion.js'
 import { TASKS_EXTENSION } from '../../spec/tasks.js'
+import { SKILLS_EXTENSION } from '../../spec/skills.js'
 
 const TASKS_CAPABILITY = Object.freeze({ list: {}, cancel: {}, requests: { tools: { call: {} } } })
 
@@ -43,12 +44,15 @@ export function discoverResult (server: ServerContext): string {
 
 /**
  * The extensions advertised only by a server that uses them: MCP Apps (`io.modelcontextprotocol/ui`)
- * when something here has an app, tool completion (`spec/completion.ts`) when a tool has `complete`.
+ * when something here has an app, tool completion (`spec/completion.ts`) when a tool has `complete`,
+ * Skills (`spec/skills.ts`) when a skill is registered.
  */
 function usedExtensions (server: ServerContext): Record<string, unknown> {
   const used: Record<string, unknown> = {}
   if (server.registry.servesApps()) used[APPS_EXTENSION] = {}
   if (server.registry.completesTools()) used[TOOL_COMPLETION_EXTENSION] = {}
+  // the Skills extension with skills to serve; the resources capability it needs is always declared
+  if (server.registry.servesSkills()) used[SKILLS_EXTENSION] = { directoryRead: server.registry.skillLimits.directoryRead }
   return used
 }
 
