@@ -3,6 +3,9 @@
 // The plugin function itself: several MCP servers in one app, one per encapsulated context, and the
 // mistake of registering a second one where a first already is; and one tool answering in both eras
 // through the plugin (the smoke test).
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import Fastify from 'fastify'
 import sake, {
@@ -11,6 +14,7 @@ import sake, {
 import { ListPages } from '../lib/protocol/lists.js'
 import { build } from './helpers/app.js'
 import { sessionPost, modernRequest, openSession, rpc } from './helpers/requests.js'
+import { captureLog } from './helpers/logs.js'
 
 async function names (app: Awaited<ReturnType<typeof build>>): Promise<string[]> {
   const res = await app.inject(modernRequest('tools/list'))
@@ -319,4 +323,28 @@ t.test('one tool answers in both eras (was smoke)', async (t) => {
     const legacy = await app.inject(sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 2 } } }))
     t.same(rpc(legacy).result, { content: [{ type: 'text', text: '4' }] })
   })
+})
+
+t.test('registerSkill and the skills option: a folder on disk (a link in it warned about), a skill in code, all or none', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'sake-index-skills-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  mkdirSync(join(root, 'skills/one'), { recursive: true })
+  writeFileSync(join(root, 'skills/one/SKILL.md'), '---\nname: one\ndescription: One\n---\n')
+  writeFileSync(join(root, 'secret.txt'), 'secret')
+  symlinkSync(join(root, 'secret.txt'), join(root, 'skills/one/linked.txt'))
+  const log = captureLog({ level: 'warn' })
+  const app = await build({ skills: { directory: join(root, 'skills') } }, { logger: log.logger })
+  t.teardown(() => app.close())
+  t.same([...app.mcp.skills.keys()], ['skill://one/SKILL.md'])
+  t.same(log.lines.filter((line) => line.file !== undefined).map((line) => [line.msg, line.file]), [['fastify-sake: a symbolic link (or another special file) in a skills folder is not followed, and not served; copy the file into the skill instead', join(root, 'skills/one/linked.txt')]])
+  t.throws(() => app.registerSkill([
+    { path: 'two', files: { 'SKILL.md': '---\nname: two\ndescription: Two\n---\n' } },
+    { path: 'three', files: { 'SKILL.md': '# no frontmatter' } }
+  ]), { code: 'SAKE_ERR_INVALID_SKILL', message: /^skill 'three': SKILL\.md: it must begin with YAML frontmatter/ })
+  t.same([...app.mcp.skills.keys()], ['skill://one/SKILL.md'], 'the skill before the bad one was taken back')
+  app.registerSkill({ path: 'two', files: { 'SKILL.md': '---\nname: two\ndescription: Two\n---\n' } })
+  await app.ready()
+  t.same([...app.mcp.skills.keys()], ['skill://one/SKILL.md', 'skill://two/SKILL.md'])
+  t.throws(() => app.registerSkill({ path: 'four', files: {} }), { code: 'SAKE_ERR_REGISTER_AFTER_READY' })
+  await t.rejects(build({ skills: { directory: join(root, 'nowhere') } }), { code: 'SAKE_ERR_INVALID_SKILL', message: /cannot be read/ }, 'a bad folder fails the registration of the plugin')
 })

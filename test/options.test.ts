@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, skills, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -128,6 +128,7 @@ t.test('defaults', async (t) => {
     tools: [],
     resources: [],
     prompts: [],
+    skills: { definitions: [], maxFileSize: 1024 * 1024, directoryRead: true },
     auth: undefined,
     scopes: new Map(),
     routeOptions: { config: {}, plain: {}, hooks: {} },
@@ -314,3 +315,20 @@ t.test('redis: a URL, an ioredis client, or { url | client, prefix, timeout, hea
   ]
   for (const [redis, message] of refused) t.throws(() => resolveOptions({ ...base, redis: redis as any }), message, JSON.stringify(redis))
 })
+
+t.test('skills: { directory?, definitions?, maxFileSize?, directoryRead? }, the definitions checked when registered', async (t) => {
+  const one = { path: 'a', files: { 'SKILL.md': '---\nname: a\ndescription: A\n---\n' } }
+  t.same(resolveOptions({ ...base, skills: { directory: './skills', definitions: [one], maxFileSize: 10, directoryRead: false } }).skills, { definitions: [{ directory: './skills' }, one], maxFileSize: 10, directoryRead: false }, 'the folder first, then the definitions')
+  const url = new URL('file:///srv/skills')
+  t.same(resolveOptions({ ...base, skills: { directory: url } }).skills.definitions, [{ directory: url }])
+  const refused: Array<[unknown, RegExp]> = [
+    ['./skills', /option 'skills' must be an object \{ directory\?, definitions\?, maxFileSize\?, directoryRead\? \}, such as \{ directory: '\.\/skills' \}/],
+    [{ directory: 3 }, /option 'skills\.directory' must be a folder's path or file: URL/],
+    [{ definitions: {} }, /option 'skills\.definitions' must be an array of skill definitions/],
+    [{ directoryRead: 'yes' }, /option 'skills\.directoryRead' must be true or false/],
+    [{ maxFileSize: 0 }, /option 'skills\.maxFileSize' must be an integer from 1 to 16777216 \(bytes/],
+    [{ directry: 'x' }, /unknown option 'skills\.directry' \(did you mean 'skills\.directory'\?\)/]
+  ]
+  for (const [skills, message] of refused) t.throws(() => resolveOptions({ ...base, skills: skills as any }), message, JSON.stringify(skills))
+})
+

@@ -532,3 +532,22 @@ expectType<number>()(refusal.status)
   const badRedis: import('fastify-sake').RedisOptions = { url: 'redis://127.0.0.1:6379', timeout: '1s' }
   void badRedis
 }
+
+// ---- skills: a folder, a skill in code, a dynamic skill; what read() gets and may return
+app.registerSkill({ directory: new URL('./skills', import.meta.url), prefix: 'acme', scope: 'docs:read' })
+app.registerSkill({ path: 'acme/refunds', files: { 'SKILL.md': '---\nname: refunds\ndescription: d\n---\n', 'logo.png': new Uint8Array([1]) } })
+app.registerSkill({
+  path: 'daily',
+  resources: 'dynamic',
+  frontmatter: { name: 'daily', description: 'd', license: 'MIT' },
+  read: (file, ctx) => { expectType<string>()(file); expectType<string>()(ctx.protocolVersion); return file === 'SKILL.md' ? '# d' : undefined },
+  list: async () => ['SKILL.md']
+})
+// @ts-expect-error a dynamic skill's read returns text, bytes, or nothing, not a number
+app.registerSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'd' }, read: () => 42 })
+// @ts-expect-error the frontmatter needs a description
+app.registerSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd' }, read: () => '' })
+// @ts-expect-error a file is a string or bytes
+app.registerSkill({ path: 'x', files: { 'SKILL.md': 3 } })
+await Fastify().register(sake, { name: 'x', version: '1', skills: { directory: './skills', maxFileSize: 4096, directoryRead: false, definitions: [{ directory: 'more' }] } })
+expectType<ReadonlyMap<string, Readonly<Record<string, unknown>>>>()(app.mcp.skills)

@@ -11,6 +11,8 @@ export interface ScopeInfo {
   readonly resources: readonly string[]
   /** Prompts that need it, by name. */
   readonly prompts: readonly string[]
+  /** Skills that need it, by the URI of their `SKILL.md`. */
+  readonly skills: readonly string[]
 }
 
 /** In declaration order; a scope nothing requires is listed too (a consent page may still show it). */
@@ -22,6 +24,7 @@ export function scopeList (registry: Registry, scopes: ReadonlyMap<string, strin
     description,
     tools: Object.freeze(needing(registry.tools, scope)),
     resources: Object.freeze([...needing(registry.resources, scope), ...needing(registry.templates, scope)]),
-    prompts: Object.freeze(needing(registry.prompts, scope))
+    prompts: Object.freeze(needing(registry.prompts, scope)),
+    skills: Object.freeze(needing(registry.skills, scope))
   }))
 }

@@ -164,12 +164,12 @@ export function digestOf (bytes: Uint8Array): string {
  */
 export function parseFrontmatter (text: string, name: string, who: string): SkillFrontmatter {
   const block = frontmatterBlock(text)
-  if (block === undefined) fail(who, `${SKILL_MD} must begin with YAML frontmatter between two '---' lines, holding at least 'name' and 'description'`)
+  if (block === undefined) fail(who, "it must begin with YAML frontmatter between two '---' lines, holding at least 'name' and 'description'")
   const doc = parseDocument(block.yaml, { uniqueKeys: true, prettyErrors: false })
-  if (doc.errors.length > 0) fail(who, `the frontmatter of ${SKILL_MD} is not valid YAML: ${doc.errors[0]!.message}`)
+  if (doc.errors.length > 0) fail(who, `its frontmatter is not valid YAML: ${doc.errors[0]!.message}`)
   const value: unknown = doc.toJS()
-  if (!isObject(value)) fail(who, `the frontmatter of ${SKILL_MD} must be a YAML mapping (name: …, description: …), got ${kind(value)}`)
-  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(value)), value)) fail(who, `the frontmatter of ${SKILL_MD} holds a value JSON cannot carry (a date, .inf, .nan, a binary): quote it as a string`)
+  if (!isObject(value)) fail(who, `its frontmatter must be a YAML mapping (name: …, description: …), got ${kind(value)}`)
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(value)), value)) fail(who, 'its frontmatter holds a value JSON cannot carry (a date, .inf, .nan, a binary): quote it as a string')
   const { name: given, description, license, compatibility, metadata } = value
   if (given !== name) fail(who, `the frontmatter's 'name' must be the skill's folder name '${name}' (the last segment of its path), got ${JSON.stringify(given) ?? 'nothing'}`)
   if (typeof description !== 'string' || description.trim().length === 0 || description.length > 1024) {
@@ -262,7 +262,7 @@ export function compileFilesSkill (def: SkillFilesDefinition, scopes: ReadonlyMa
       try {
         text = utf8.decode(bytes)
       } catch {
-        fail(who, `${named(file)} is not UTF-8 text`)
+        fail(who, `${named(file)}: it is not UTF-8 text`)
       }
       frontmatter = parseFrontmatter(text, name, `${who}: ${named(file)}`)
       // the list entry of a SKILL.md: named and described by its frontmatter (the spec's SHOULD)
@@ -314,7 +314,7 @@ export function compileDynamicSkill (def: DynamicSkillDefinition, scopes: Readon
   if (!isObject(def.frontmatter)) fail(who, `a dynamic skill declares its 'frontmatter' ({ name: '${name}', description }), got ${kind(def.frontmatter)}`)
   const head = frontmatterText(def.frontmatter)
   // checked as the file's own frontmatter would be: the same rules, the same message
-  const frontmatter = parseFrontmatter(head, name, `${who}: frontmatter`)
+  const frontmatter = parseFrontmatter(head, name, who)
   if (typeof def.read !== 'function') fail(who, `'read' must be a function (file, ctx) => text or bytes, got ${kind(def.read)}`)
   if (def.list !== undefined && typeof def.list !== 'function') fail(who, `'list' must be a function (ctx) => the skill's file paths, got ${kind(def.list)}`)
   const access = requirementOf({ scope: def.scope }, scopes, (message) => fail(who, message))

@@ -187,10 +187,10 @@ t.test('app.mcp.scopes(): every declared scope, its description and what needs i
   app.registerResource({ uriTemplate: 'issues://{id}', name: 'Issue', scope: 'issues:read', read: () => 'x' })
   app.registerPrompt(definePrompt({ name: 'triage', scope: 'issues:write', get: () => 'x' }))
   t.same(app.mcp.scopes(), [
-    { scope: 'issues:read', description: 'Read issues', tools: ['list_issues', 'close_issue'], resources: ['issues://{id}'], prompts: [] },
-    { scope: 'issues:write', description: 'Change issues', tools: ['close_issue'], resources: [], prompts: ['triage'] },
-    { scope: 'issues:admin', description: 'Administer issues', tools: [], resources: ['issues://settings'], prompts: [] },
-    { scope: 'unused', description: 'Nothing uses this', tools: [], resources: [], prompts: [] }
+    { scope: 'issues:read', description: 'Read issues', tools: ['list_issues', 'close_issue'], resources: ['issues://{id}'], prompts: [], skills: [] },
+    { scope: 'issues:write', description: 'Change issues', tools: ['close_issue'], resources: [], prompts: ['triage'], skills: [] },
+    { scope: 'issues:admin', description: 'Administer issues', tools: [], resources: ['issues://settings'], prompts: [], skills: [] },
+    { scope: 'unused', description: 'Nothing uses this', tools: [], resources: [], prompts: [], skills: [] }
   ])
   t.ok(Object.isFrozen(app.mcp.scopes()[0].tools))
 })

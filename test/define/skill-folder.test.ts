@@ -78,6 +78,7 @@ t.test('mistakes name the folder or file on disk', async (t) => {
   fails({ directory: join(root, 'file.txt') }, /file\.txt is not a folder$/, 'a file')
   fails({ directory: 3 }, /'directory' must be a path or a file: URL/, 'not a path')
   fails({ directory: root, prefix: '/x' }, /'prefix' must be path segments/, 'a bad prefix')
+  fails({ directory: root, prefix: () => 'x' }, /'prefix' must be path segments such as 'acme' or 'acme\/billing', got function/, 'a prefix that is not a string')
   fails({ directory: root, path: 'x' }, /give 'prefix', not 'path', 'files' or 'resources'/, 'path on a folder')
   fails({ directory: root, prefx: 'x' }, /unknown option 'prefx'/, 'a typo')
   symlinkSync(join(root, 'big'), join(root, 'link'))

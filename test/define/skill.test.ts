@@ -72,10 +72,10 @@ t.test('scope: checked against the declared scopes, on the skill and each of its
 
 t.test('the frontmatter: Agent Skills rules, each mistake named with what to change', async (t) => {
   const cases: Array<[string, RegExp]> = [
-    ['# no frontmatter\n', /must begin with YAML frontmatter between two '---' lines/],
-    ['---\nname: [unclosed\n---\n', /the frontmatter of SKILL\.md is not valid YAML/],
+    ['# no frontmatter\n', /: SKILL\.md: it must begin with YAML frontmatter between two '---' lines/],
+    ['---\nname: [unclosed\n---\n', /its frontmatter is not valid YAML/],
     ['---\nname: a\nname: a\ndescription: x\n---\n', /not valid YAML: .*[Mm]ap keys must be unique/],
-    ['---\n- a\n- b\n---\n', /must be a YAML mapping/],
+    ['---\n- a\n- b\n---\n', /its frontmatter must be a YAML mapping/],
     ['---\nname: other\ndescription: x\n---\n', /'name' must be the skill's folder name 'a' \(the last segment of its path\), got "other"/],
     ['---\ndescription: x\n---\n', /'name' must be the skill's folder name 'a'.*got nothing/],
     ['---\nname: a\n---\n', /'description' is required/],
@@ -84,11 +84,13 @@ t.test('the frontmatter: Agent Skills rules, each mistake named with what to cha
     ['---\nname: a\ndescription: x\nwhen: .inf\n---\n', /a value JSON cannot carry/],
     ['---\nname: a\ndescription: x\nlicense: 3\n---\n', /'license' must be a string/],
     ['---\nname: a\ndescription: x\ncompatibility: ""\n---\n', /'compatibility' must be a string of 1 to 500/],
+    [`---\nname: a\ndescription: x\ncompatibility: ${'c'.repeat(501)}\n---\n`, /'compatibility' must be a string of 1 to 500/],
+    ['---\nname: a\ndescription: x\ncompatibility: 3\n---\n', /'compatibility' must be a string of 1 to 500/],
     ['---\nname: a\ndescription: x\nmetadata:\n  n: 1\n---\n', /'metadata' must be a mapping of strings to strings/],
     ['---\nname: a\ndescription: x\nallowed-tools: [a]\n---\n', /'allowed-tools' must be a string/]
   ]
   for (const [text, message] of cases) fails(t, () => compileFilesSkill({ path: 'a', files: { 'SKILL.md': text } }, NONE, { ...LIMITS, maxFileSize: 4096 }), message, text.slice(0, 40))
-  fails(t, () => compileFilesSkill({ path: 'a', files: { 'SKILL.md': Uint8Array.from([0xff, 0xfe]) } }, NONE, LIMITS), /^skill 'a': SKILL\.md is not UTF-8 text$/, 'not text')
+  fails(t, () => compileFilesSkill({ path: 'a', files: { 'SKILL.md': Uint8Array.from([0xff, 0xfe]) } }, NONE, LIMITS), /^skill 'a': SKILL\.md: it is not UTF-8 text$/, 'not text')
   t.same(parseFrontmatter('\ufeff---\r\nname: a\r\ndescription: x\r\n---\r\nbody', 'a', 'w'), { name: 'a', description: 'x' }, 'a byte order mark and CRLF lines')
 })
 
@@ -96,6 +98,7 @@ t.test('paths: the skill name rule on the last segment, safe prefix segments, fi
   t.same(checkSkillPath('acme/billing.v2/refunds', 'w'), ['acme', 'billing.v2', 'refunds'])
   for (const [path, message] of [
     ['', /'path' must be the skill's place/],
+    [undefined, /'path' must be the skill's place.*got undefined/],
     ['Refunds', /must be 1 to 64 lowercase letters, digits and single hyphens.*got 'Refunds'/],
     ['a--b', /got 'a--b'/],
     ['-a', /got '-a'/],
@@ -104,7 +107,7 @@ t.test('paths: the skill name rule on the last segment, safe prefix segments, fi
     ['.hidden/a', /'\.hidden' in 'path'/],
     ['acme//a', /'' in 'path'/],
     ['a b/c', /'a b' in 'path'/]
-  ] as const) fails(t, () => checkSkillPath(path, 'w'), message, path)
+  ] as const) fails(t, () => checkSkillPath(path, 'w'), message, String(path))
   for (const [file, message] of [
     ['../secret', /no empty, '\.' or '\.\.' segment/],
     ['a/./b', /no empty, '\.' or '\.\.' segment/],
@@ -130,7 +133,7 @@ t.test('limits: a file above maxFileSize, more than 512 files, more than 16 MiB 
   for (let i = 0; i < 5; i++) huge[`part${i}`] = chunk
   fails(t, () => compileFilesSkill({ path: 'a', files: huge }, NONE, { maxFileSize: 8 * 1024 * 1024, directoryRead: true }), /add up to more than 16777216 bytes/, 'too large in all')
   const where = (file: string): string => `/srv/skills/a/${file}`
-  fails(t, () => compileFilesSkill({ path: 'a', files: { 'SKILL.md': '# none' } }, NONE, LIMITS, where), /^skill 'a': \/srv\/skills\/a\/SKILL\.md: SKILL\.md must begin/, 'a folder skill names the file on disk')
+  fails(t, () => compileFilesSkill({ path: 'a', files: { 'SKILL.md': '# none' } }, NONE, LIMITS, where), /^skill 'a': \/srv\/skills\/a\/SKILL\.md: it must begin/, 'a folder skill names the file on disk')
 })
 
 t.test('a dynamic skill: its frontmatter checked at registration and written before the body it reads', async (t) => {
@@ -151,7 +154,13 @@ t.test('a dynamic skill: its frontmatter checked at registration and written bef
   t.equal(await other('', { file: 'gone' } as never, {} as never), undefined)
   t.same(asked, ['SKILL.md', 'data/now.json', 'img.bin', 'gone'])
 
-  fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'x', description: 'y' }, read: () => '' }, NONE), /frontmatter: .*'name' must be the skill's folder name 'd'/, 'a name that is not the folder')
+  const bytes = compileDynamicSkill({ path: 'b', resources: 'dynamic', frontmatter: { name: 'b', description: 'B' }, read: (file) => file === 'SKILL.md' ? Buffer.from('# from bytes ü') : undefined }, NONE)
+  const fromBytes = await bytes.files.get(bytes.uri)!.definition.read(bytes.uri, {} as never, {} as never) as { text: string }
+  t.ok(fromBytes.text.endsWith('---\n# from bytes ü'), 'a body given as bytes is UTF-8 text after the frontmatter')
+  const none = compileDynamicSkill({ path: 'n', resources: 'dynamic', frontmatter: { name: 'n', description: 'N' }, read: () => null }, NONE)
+  t.equal(await none.files.get(none.uri)!.definition.read(none.uri, {} as never, {} as never), null, 'no body: no SKILL.md (not found)')
+
+  fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'x', description: 'y' }, read: () => '' }, NONE), /^skill 'd': the frontmatter's 'name' must be the skill's folder name 'd'/, 'a name that is not the folder')
   fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: 'x' as never, read: () => '' }, NONE), /declares its 'frontmatter'/, 'no frontmatter')
   fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'y' }, read: 3 as never }, NONE), /'read' must be a function/, 'no read')
   fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'y' }, read: () => '', list: 3 as never }, NONE), /'list' must be a function/, 'a bad list')

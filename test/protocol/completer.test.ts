@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { compilePrompt } from '../../lib/define/prompt.js'
 import { compileResource } from '../../lib/define/resource.js'
 import { compileTool } from '../../lib/define/tool.js'
+import { compileFilesSkill } from '../../lib/define/skill.js'
 import { completerOf, completionOf, wholeList } from '../../lib/protocol/completer.js'
 
 t.test('the completer of each target', async (t) => {
@@ -19,6 +20,10 @@ t.test('the completer of each target', async (t) => {
   t.same([prompt.what, prompt.names], ["prompt 'review'", ['code']])
   const template = compileResource({ uriTemplate: 'users://{org}/{id}', name: 'user', read: () => 'u', complete: () => ['u'] })
   t.same([completerOf(template).what, completerOf(template).names], ["resource template 'users://{org}/{id}'", ['org', 'id']])
+  // a skill and its folder have nothing to complete (a dynamic skill's read may still ask a question)
+  const skill = compileFilesSkill({ path: 's', files: { 'SKILL.md': '---\nname: s\ndescription: S\n---\n' } }, new Map(), { maxFileSize: 1024, directoryRead: true })
+  t.same(completerOf(skill), { what: "skill 'skill://s/SKILL.md'", names: [], complete: undefined })
+  t.same(completerOf({ kind: 'directory', uri: 'skill://s', children: [], skill: undefined, access: undefined }), { what: "directory 'skill://s'", names: [], complete: undefined })
   const found = completerOf({ kind: 'found', uri: 'users://a/b', resource: template, vars: { org: 'a', id: 'b' } })
   t.same([found.what, found.names, typeof found.complete], ["resource 'users://a/b'", ['org', 'id'], 'function'], 'the resource a read found: its template\'s')
   const fixed = completerOf({ kind: 'found', uri: 'config://x', resource: compileResource({ uri: 'config://x', name: 'x', read: () => 'x' }), vars: {} })

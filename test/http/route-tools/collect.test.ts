@@ -354,7 +354,7 @@ t.test('the MCP call itself goes through the route tool with the caller on reque
   const response = await app.inject(modernCall('me', {}, { authorization: 'Bearer alice' }))
   t.same(response.json().result.structuredContent, { me: 'alice' })
   t.match(caller, { subject: 'alice', scopes: ['users:read'] })
-  t.same(app.mcp.scopes(), [{ scope: 'users:read', description: 'Read users', tools: ['me'], resources: [], prompts: [] }])
+  t.same(app.mcp.scopes(), [{ scope: 'users:read', description: 'Read users', tools: ['me'], resources: [], prompts: [], skills: [] }])
   await app.close()
 })
 

@@ -8,6 +8,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../../helpers/app.js'
 import { modernRequest, openSession, send, sessionPost } from '../../helpers/requests.js'
+import { authApp, bearer, startIssuer } from '../../helpers/tokens.js'
 
 const md = (name: string, extra = ''): string => `---\nname: ${name}\ndescription: Does ${name} things\n${extra}---\n# ${name}\n`
 const sha = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`
@@ -201,4 +202,50 @@ t.test('no skill: no extension declared, the methods unknown; directoryRead: fal
   const old = (await send(noDirs, sessionPost(session2, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'resources/directory/read', params: { uri: 'skill://a' } })))
   t.equal(old.status, 200, 'a 2025 session keeps 200 for an unknown method')
   t.equal(old.body.error.code, -32601)
+})
+
+t.test('scopes: a skill its token does not allow is not listed (skills/list, resources/list, folders above it) and is 403 to get or read', async (t) => {
+  const issuer = await startIssuer(t)
+  const scoped = await authApp(issuer)
+  t.teardown(() => scoped.close())
+  scoped.registerSkill([
+    { path: 'acme/open', files: { 'SKILL.md': md('open'), 'a.md': 'a' } },
+    { path: 'acme/admin', scope: 'issues:admin', files: { 'SKILL.md': md('admin'), 'ref/b.md': 'b' } }
+  ])
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const admin = bearer(await issuer.sign({ scope: 'issues:read issues:admin' }))
+  const ask = async (headers: Record<string, string>, method: string, params: Record<string, unknown> = {}): Promise<{ status: number, body: any }> => {
+    const answer = await send(scoped, modernRequest(method, params, { ...headers, ...named(method, params) }))
+    return { status: answer.status, body: answer.body }
+  }
+  const listed = async (headers: Record<string, string>): Promise<string[]> => (await ask(headers, 'skills/list')).body.result.skills.map((s: any) => s.uri)
+  t.same(await listed(reader), ['skill://acme/open/SKILL.md'], 'without the scope: not listed')
+  t.same(await listed(admin), ['skill://acme/admin/SKILL.md', 'skill://acme/open/SKILL.md'], 'with it: listed')
+  const list = (await ask(reader, 'skills/list')).body.result
+  t.equal(list.cacheScope, 'private', 'a list that depends on the token is private')
+  const resources = async (headers: Record<string, string>): Promise<string[]> => (await ask(headers, 'resources/list')).body.result.resources.map((r: any) => r.uri)
+  t.notOk((await resources(reader)).includes('skill://acme/admin/SKILL.md'), "its SKILL.md is not in resources/list either")
+  t.ok((await resources(admin)).includes('skill://acme/admin/SKILL.md'))
+  const folder = async (headers: Record<string, string>): Promise<string[]> => (await ask(headers, 'resources/directory/read', { uri: 'skill://acme' })).body.result.resources.map((r: any) => r.uri)
+  t.same(await folder(reader), ['skill://acme/open'], 'a folder above skills shows only the skills the token allows')
+  t.same(await folder(admin), ['skill://acme/admin', 'skill://acme/open'])
+  for (const [method, uri] of [['skills/get', 'skill://acme/admin/SKILL.md'], ['resources/read', 'skill://acme/admin/ref/b.md'], ['resources/directory/read', 'skill://acme/admin']] as const) {
+    const refused = await ask(reader, method, { uri })
+    t.equal(refused.status, 403, `${method} ${uri}`)
+    t.same(refused.body.error.data, { error: 'insufficient_scope', scopes: ['issues:admin'] })
+    t.match(refused.body.error.message, /^Forbidden: (skill|resource|directory) 'skill:\/\/acme\/admin.*' needs the scope issues:admin, which the access token does not grant$/)
+    t.equal((await ask(admin, method, { uri })).status, 200)
+  }
+  const got = (await ask(admin, 'skills/get', { uri: 'skill://acme/open/SKILL.md' })).body.result
+  t.equal(got.cacheScope, 'private', 'with auth on, an answer is for its token')
+  t.same(scoped.mcp.scopes().find((scope) => scope.scope === 'issues:admin')?.skills, ['skill://acme/admin/SKILL.md'], 'the scope\'s skills in the catalogue')
+})
+
+t.test('a dynamic skill without list(): its folder shows its SKILL.md', async (t) => {
+  const plain = await build()
+  t.teardown(() => plain.close())
+  plain.registerSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'D' }, read: () => '# d' })
+  t.same((await send(plain, modernRequest('resources/directory/read', { uri: 'skill://d' }))).body.result.resources, [{ uri: 'skill://d/SKILL.md', name: 'SKILL.md' }])
+  t.same([...plain.mcp.skills.keys()], ['skill://d/SKILL.md'], 'app.mcp.skills')
+  t.same(plain.mcp.skills.get('skill://d/SKILL.md'), { uri: 'skill://d/SKILL.md', frontmatter: { name: 'd', description: 'D' }, resources: 'dynamic' })
 })
