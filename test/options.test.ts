@@ -331,4 +331,3 @@ t.test('skills: { directory?, definitions?, maxFileSize?, directoryRead? }, the 
   ]
   for (const [skills, message] of refused) t.throws(() => resolveOptions({ ...base, skills: skills as any }), message, JSON.stringify(skills))
 })
-

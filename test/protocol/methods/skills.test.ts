@@ -224,7 +224,7 @@ t.test('scopes: a skill its token does not allow is not listed (skills/list, res
   const list = (await ask(reader, 'skills/list')).body.result
   t.equal(list.cacheScope, 'private', 'a list that depends on the token is private')
   const resources = async (headers: Record<string, string>): Promise<string[]> => (await ask(headers, 'resources/list')).body.result.resources.map((r: any) => r.uri)
-  t.notOk((await resources(reader)).includes('skill://acme/admin/SKILL.md'), "its SKILL.md is not in resources/list either")
+  t.notOk((await resources(reader)).includes('skill://acme/admin/SKILL.md'), 'its SKILL.md is not in resources/list either')
   t.ok((await resources(admin)).includes('skill://acme/admin/SKILL.md'))
   const folder = async (headers: Record<string, string>): Promise<string[]> => (await ask(headers, 'resources/directory/read', { uri: 'skill://acme' })).body.result.resources.map((r: any) => r.uri)
   t.same(await folder(reader), ['skill://acme/open'], 'a folder above skills shows only the skills the token allows')
