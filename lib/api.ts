@@ -14,6 +14,7 @@ import type {
 import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptArguments, TypedPromptDefinition } from './define/prompt.js'
 import type { SkillDefinition } from './define/skill.js'
+import type { SkillChanges } from './define/registry.js'
 
 /**
  * Registers skills (the Skills extension): a folder of them (`{ directory }`), one in code
@@ -71,6 +72,13 @@ export interface McpView {
   listChanged (list: ListName): Promise<void>
   /** Tells clients subscribed to `uri` that the resource changed (`notifications/resources/updated`). */
   resourceUpdated (uri: string): Promise<void>
+  /**
+   * Reads every folder of skills again (`{ directory }`, the `skills.directory` option), all or
+   * none: a mistake throws and the skills stay as they were. When anything changed, the lists are
+   * built again and clients are told (`notifications/resources/list_changed`). Each instance of a
+   * fleet reads its own disk: call it on each (at SIGHUP, say).
+   */
+  reloadSkills (): Promise<SkillChanges>
   /** Every declared scope with its description and what needs it, for a consent page (`scopes_supported` lists the same). */
   scopes (): ScopeInfo[]
   /**

@@ -93,7 +93,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
 
   // draining and closing for rolling deploys: a client told to come back waits a second (`retry:`, Retry-After)
   const shutdown = new Shutdown(1000)
-  decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes, shutdown }))
+  decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes, shutdown, lists: server.lists }))
   if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
   // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools/)
   collectRouteTools(app, { registry, ownRoutes: kMcpRoute })
@@ -249,6 +249,7 @@ export type { RequestContext, ToolContext, CompletionContext } from './define/co
 export type { AuthInfo, ClientInfo, ServerInfo } from './spec/types.js'
 export type { LogLevel } from './spec/log-levels.js'
 export type { RegisterTool, RegisterResource, RegisterPrompt, RegisterSkill, McpView, ToolInfo, ListedInfo } from './api.js'
+export type { SkillChanges } from './define/registry.js'
 export type { McpRequestInfo } from './http/request-info.js'
 export type { McpRouteOptions } from './http/route-options.js'
 export type { McpRouteConfig } from './http/route-tools/schema.js'

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ServerInfo } from './spec/types.js'
-import type { Registry } from './define/registry.js'
+import type { Registry, SkillChanges } from './define/registry.js'
 import { LIST_NAMES, type Bus, type ListName } from './state/bus.js'
 import { scopeList } from './auth/scopes.js'
 import type { ListedInfo, McpView, ToolInfo } from './api.js'
@@ -45,6 +45,8 @@ export interface McpViewOptions {
   readonly scopes: ReadonlyMap<string, string>
   /** The endpoint's draining and closing, for the readiness signal. */
   readonly shutdown: Shutdown
+  /** The serialised lists, built again when the skills change. */
+  readonly lists: { build (): void }
 }
 
 /** The longest `app.mcp.drain` delay, in ms (ten minutes): longer is a mistake, not a drain. */
@@ -52,7 +54,7 @@ const MAX_DRAIN_DELAY = 600_000
 
 /** The frozen `app.mcp` object. */
 export function mcpView (options: McpViewOptions): McpView {
-  const { info, path, registry, bus, scopes, shutdown } = options
+  const { info, path, registry, bus, scopes, shutdown, lists } = options
   return Object.freeze({
     info,
     path,
@@ -70,6 +72,16 @@ export function mcpView (options: McpViewOptions): McpView {
       await bus.publish({ type: 'resourceUpdated', uri })
     },
     scopes: () => scopeList(registry, scopes),
+    async reloadSkills (): Promise<SkillChanges> {
+      const changes = registry.reloadSkills()
+      if (changes.added.length + changes.removed.length + changes.changed.length === 0) return changes
+      // before the server is ready the lists are built at onReady, and nobody is listening yet
+      if (registry.sealed) {
+        lists.build()
+        await bus.publish({ type: 'listChanged', list: 'resources' })
+      }
+      return changes
+    },
     get draining (): boolean {
       return shutdown.draining
     },

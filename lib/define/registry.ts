@@ -5,7 +5,7 @@
  */
 import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError, SakeResourceDefinitionError, SakeSkillDefinitionError, SakeToolDefinitionError } from '../errors.js'
 import { DIRECTORY_MIME_TYPE, SKILL_SCHEME } from '../spec/skills.js'
-import { compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill, type DirectoryChild, type SkillDefinition, type SkillLimits } from './skill.js'
+import { compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill, type DirectoryChild, type SkillDefinition, type SkillDirectoryDefinition, type SkillLimits } from './skill.js'
 import { readSkillFolder } from './skill-folder.js'
 import { compileResource, type CompiledResource, type ResourceDefinition } from './resource.js'
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './prompt.js'
@@ -35,6 +35,22 @@ export interface FoundDirectory {
   readonly access: CompiledSkill['access']
 }
 
+/** What `reloadSkills` changed, by the URI of each skill's `SKILL.md`. */
+export interface SkillChanges {
+  readonly added: readonly string[]
+  readonly removed: readonly string[]
+  /** Skills whose entry differs: a file added, removed or changed, or the frontmatter. */
+  readonly changed: readonly string[]
+  /** Files of the folders that were not read (symbolic links), as at registration. */
+  readonly skipped: readonly string[]
+}
+
+/** A folder of skills as registered, and the skills it holds now. */
+interface SkillFolder {
+  readonly definition: SkillDirectoryDefinition
+  skills: readonly CompiledSkill[]
+}
+
 export class Registry {
   readonly tools = new Map<string, CompiledTool>()
   /** Fixed resources by URI, and templates by template, each in registration order. */
@@ -47,6 +63,8 @@ export class Registry {
   private readonly skillFiles = new Map<string, CompiledResource>()
   /** Dynamic skills by their root URI: what is under it is read live. */
   private readonly dynamicSkills = new Map<string, CompiledSkill>()
+  /** The folders of skills registered, read again by `reloadSkills`. */
+  private readonly folders: SkillFolder[] = []
   /** Directory resources by URI, built when the registry is sealed (or on first use before). */
   private directories: Map<string, FoundDirectory> | undefined
   /** The declared scopes (`scopes` option), which `scope` on a definition must come from. */
@@ -83,6 +101,14 @@ export class Registry {
     } finally {
       this.journal = undefined
     }
+  }
+
+  /** Deletes `key` from `map`, noting how to undo it while `all` runs. */
+  private forget<K, V> (map: Map<K, V>, key: K): void {
+    const value = map.get(key)
+    if (value === undefined) return
+    map.delete(key)
+    this.journal?.push(() => map.set(key, value))
   }
 
   /** Sets `key` in `map`, noting how to undo it while `all` runs. */
@@ -154,15 +180,63 @@ export class Registry {
     if (this.ready) throw new SakeRegisterAfterReadyError(`skill '${String(raw?.path ?? raw?.directory)}'`)
     if (raw === null || typeof raw !== 'object') throw new SakeSkillDefinitionError(`a skill definition must be an object: { directory }, { path, files } or { path, resources: 'dynamic', frontmatter, read }, got ${raw === null ? 'null' : typeof raw}`)
     if (raw.directory !== undefined) {
-      const folder = readSkillFolder(definition as Parameters<typeof readSkillFolder>[0], this.skillLimits)
-      const skills: CompiledSkill[] = []
-      this.all(folder.skills, ({ definition: one, where }) => skills.push(this.keepSkill(compileFilesSkill(one, this.scopes, this.skillLimits, where))))
-      return { skills, skipped: folder.skipped }
+      const read = this.readFolder(definition as SkillDirectoryDefinition)
+      const entry: SkillFolder = { definition: definition as SkillDirectoryDefinition, skills: [] }
+      this.all([entry], () => {
+        entry.skills = read.skills.map((skill) => this.keepSkill(skill))
+        this.folders.push(entry)
+        this.journal!.push(() => this.folders.pop())
+      })
+      return { skills: [...entry.skills], skipped: read.skipped }
     }
     const compiled = raw.resources === 'dynamic'
       ? compileDynamicSkill(definition as Parameters<typeof compileDynamicSkill>[0], this.scopes)
       : compileFilesSkill(definition as Parameters<typeof compileFilesSkill>[0], this.scopes, this.skillLimits)
     return { skills: [this.keepSkill(compiled)], skipped: [] }
+  }
+
+  /** A folder's skills, read from disk and compiled (nothing kept yet). */
+  private readFolder (definition: SkillDirectoryDefinition): { skills: CompiledSkill[], skipped: string[] } {
+    const folder = readSkillFolder(definition, this.skillLimits)
+    return { skills: folder.skills.map(({ definition: one, where }) => compileFilesSkill(one, this.scopes, this.skillLimits, where)), skipped: folder.skipped }
+  }
+
+  /**
+   * Reads every registered folder of skills again, after the server is ready too: all or none (a
+   * mistake in any folder throws and leaves every skill as it was). Skills in code and dynamic ones
+   * stay as they are. The caller rebuilds the lists and tells clients when anything changed.
+   */
+  reloadSkills (): SkillChanges {
+    const read = this.folders.map((folder) => ({ folder, ...this.readFolder(folder.definition) }))
+    const before = new Map<string, string>()
+    for (const folder of this.folders) for (const skill of folder.skills) before.set(skill.uri, JSON.stringify(skill.entry))
+    // all dropped first, then all kept: a skill that moved from one folder to another is no duplicate
+    this.all([read], () => {
+      for (const { folder } of read) for (const skill of folder.skills) this.dropSkill(skill)
+      for (const { folder, skills } of read) {
+        const old = folder.skills
+        folder.skills = skills.map((skill) => this.keepSkill(skill))
+        this.journal!.push(() => { folder.skills = old })
+      }
+    })
+    const after = new Map<string, string>()
+    for (const { skills } of read) for (const skill of skills) after.set(skill.uri, JSON.stringify(skill.entry))
+    return {
+      added: [...after.keys()].filter((uri) => !before.has(uri)),
+      removed: [...before.keys()].filter((uri) => !after.has(uri)),
+      changed: [...after].filter(([uri, entry]) => before.has(uri) && before.get(uri) !== entry).map(([uri]) => uri),
+      skipped: read.flatMap(({ skipped }) => skipped)
+    }
+  }
+
+  /** Takes a skill out: its entry, its `SKILL.md` and its files (those still its own). */
+  private dropSkill (skill: CompiledSkill): void {
+    for (const [uri, file] of skill.files) {
+      if (this.resources.get(uri) === file) this.forget(this.resources, uri)
+      if (this.skillFiles.get(uri) === file) this.forget(this.skillFiles, uri)
+    }
+    this.forget(this.skills, skill.uri)
+    this.directories = undefined
   }
 
   /** Adds a compiled skill: its `SKILL.md` as a listed resource, its other files found by URI. */

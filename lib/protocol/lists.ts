@@ -84,6 +84,8 @@ export class ListPages {
   /** Serialises every list; called once the registry is sealed (`onReady`). */
   build (): void {
     this.pages = this.paginate(undefined)
+    // skills read again (`app.mcp.reloadSkills`): every filtered page is stale
+    this.filtered.clear()
   }
 
   /**
