@@ -115,6 +115,10 @@ declare module 'fastify' {
     summary?: string
     /** A route tool's description unless `config.mcp.description` gives one. */
     description?: string
+    /** Left out of the OpenAPI document (@fastify/swagger reads it): every route of the plugin's unless `openapi` says otherwise. */
+    hide?: boolean
+    /** The OpenAPI tags of the route (`openapi.tags` on the MCP endpoint's POST). */
+    tags?: readonly string[]
   }
   interface FastifyContextConfig {
     /**

@@ -135,7 +135,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const otel = options.tracing ? await openTelemetry() : undefined
   const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
   const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown }
-  await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions })
+  await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions, openapi: options.openapi })
 }
 
 /** The stores a server keeps its shared state in, and how to close the ones the plugin made. */

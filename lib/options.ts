@@ -20,6 +20,7 @@ import { iconsProblem } from './define/content.js'
 import type { ServerInfo } from './spec/types.js'
 import { hostEntry, originEntry, type OriginCheck } from './http/origin.js'
 import { resolveRouteOptions, type McpRouteOptions, type ResolvedRouteOptions } from './http/route-options.js'
+import type { OpenApiDocs } from './http/openapi.js'
 import { decodeKeys } from './state/request-state.js'
 import { resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from './auth/options.js'
 
@@ -160,6 +161,12 @@ export interface SakeOptions {
    */
   routeOptions?: McpRouteOptions
   /**
+   * The MCP endpoint in the service's OpenAPI document (@fastify/swagger): by default none of the
+   * plugin's routes is shown. `true`, or `{ summary?, description?, tags? }`: the POST route is, with
+   * its request body; GET, DELETE and the metadata routes stay hidden.
+   */
+  openapi?: boolean | { summary?: string, description?: string, tags?: string[] }
+  /**
    * Traces of MCP requests: the `fastify-sake:request` diagnostics channel, and, when
    * `@opentelemetry/api` is installed, an OpenTelemetry span per request and the MCP metrics. Default
    * true; false: none of them.
@@ -225,6 +232,7 @@ export interface ResolvedOptions {
   readonly tools: readonly ToolDefinition[]
   readonly resources: readonly ResourceDefinition[]
   readonly prompts: readonly PromptDefinition[]
+  readonly openapi: OpenApiDocs
   readonly skills: { readonly definitions: readonly SkillDefinition[], readonly maxFileSize: number, readonly directoryRead: boolean }
   /** undefined: the loopback default; false: no check. */
   readonly allowedHosts: readonly string[] | false | undefined
@@ -264,7 +272,7 @@ export const defaults = Object.freeze({
   requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'tracing']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'openapi', 'tracing']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const TASK_KEYS = ['store', 'maxTasks', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
@@ -335,6 +343,21 @@ function resolveRedis (value: unknown, sessionIdle: number): ResolvedRedis | und
     deadAfter,
     sessionCache
   })
+}
+
+const OPENAPI_KEYS = ['summary', 'description', 'tags']
+
+/** `openapi`: false (default), true, or `{ summary?, description?, tags? }`. */
+function resolveOpenApi (value: unknown): OpenApiDocs {
+  if (value === undefined || value === false) return false
+  const accepts = "true, false, or { summary?, description?, tags? }, such as { tags: ['mcp'] }"
+  const given = value === true ? {} : isObject(value) ? value : fail('openapi', accepts, value)
+  unknownKeys(given, OPENAPI_KEYS, 'openapi.')
+  const { summary = 'MCP endpoint', description = 'Model Context Protocol over Streamable HTTP: one JSON-RPC message per POST, answered as JSON or as a server-sent event stream', tags } = given
+  if (typeof summary !== 'string') fail('openapi.summary', 'a string', summary)
+  if (typeof description !== 'string') fail('openapi.description', 'a string', description)
+  if (tags !== undefined && (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string'))) fail('openapi.tags', "an array of tag names, such as ['mcp']", tags)
+  return Object.freeze({ summary, description, tags: tags === undefined ? undefined : Object.freeze([...tags as string[]]) })
 }
 
 const SKILLS_KEYS = ['directory', 'definitions', 'maxFileSize', 'directoryRead']
@@ -496,6 +519,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     resources: Object.freeze([...resources]) as readonly ResourceDefinition[],
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],
     skills: resolveSkills(input.skills),
+    openapi: resolveOpenApi(input.openapi),
     allowedHosts: allowList(input, 'allowedHosts', "a non-empty array of host names ('localhost', 'mcp.example.com:8443'), or false to turn the check off", hostEntry),
     allowedOrigins: allowedOrigins(input),
     auth: resolveAuth(input.auth),

@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, skills, allowedHosts, allowedOrigins, auth, scopes, routeOptions, tracing$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, skills, allowedHosts, allowedOrigins, auth, scopes, routeOptions, openapi, tracing$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -129,6 +129,7 @@ t.test('defaults', async (t) => {
     resources: [],
     prompts: [],
     skills: { definitions: [], maxFileSize: 1024 * 1024, directoryRead: true },
+    openapi: false,
     auth: undefined,
     scopes: new Map(),
     routeOptions: { config: {}, plain: {}, hooks: {} },

@@ -42,7 +42,8 @@ export function metadataRoutes (app: FastifyInstance, auth: ResolvedAuth, scopes
   const body = metadataDocument(auth, scopes)
   for (const url of new Set([auth.metadataPath, WELL_KNOWN + path])) {
     // a resource whose path is the root has its document at the root form: the app's route serves it
-    if (url !== WELL_KNOWN) app.get(url, async (_request, reply) => send(reply, body))
+    // hide: not part of the service's API in its OpenAPI document (@fastify/swagger)
+    if (url !== WELL_KNOWN) app.get(url, { schema: { hide: true } }, async (_request, reply) => send(reply, body))
   }
   claimRoot(app, { resource: auth.resource, body, own: auth.metadataPath === WELL_KNOWN })
 }
@@ -86,7 +87,7 @@ function claimRoot (app: FastifyInstance, claim: RootClaim): void {
     const all: RootClaim[] = claims = []
     roots.set(url, claims)
     let body: string | null | undefined
-    app.get(WELL_KNOWN, async (_request, reply) => {
+    app.get(WELL_KNOWN, { schema: { hide: true } }, async (_request, reply) => {
       if (body === undefined) body = rootDocument(all)
       if (body !== null) return send(reply, body)
       reply.callNotFound()

@@ -41,7 +41,7 @@ const OWNED: Readonly<Record<string, string>> = {
   method: 'the MCP endpoint answers POST, GET and DELETE itself',
   handler: 'the plugin answers MCP requests itself',
   bodyLimit: "use the plugin's 'bodyLimit' option",
-  schema: 'MCP messages are checked by the plugin, not by a route schema',
+  schema: "MCP messages are checked by the plugin, not by a route schema; to show the endpoint in an OpenAPI document (@fastify/swagger), use the plugin's 'openapi' option",
   attachValidation: 'MCP messages are checked by the plugin, not by a route schema',
   validatorCompiler: 'MCP messages are checked by the plugin, not by a route schema',
   serializerCompiler: 'the plugin writes its answers as JSON text itself',

@@ -11,6 +11,7 @@ import type { Endpoint } from './endpoint.js'
 import { errorHandler } from './errors.js'
 import { originGuard, type OriginPolicy } from './origin.js'
 import { kChecked, postRoute } from './post.js'
+import { hidden, noValidation, postSchema, type OpenApiDocs } from './openapi.js'
 import { kInbound, kView } from './request-info.js'
 import { routeShape, type ResolvedRouteOptions } from './route-options.js'
 import { deleteRoute, getRoute, methodNotAllowed } from './session-routes.js'
@@ -24,6 +25,8 @@ export interface RouteOptions {
   readonly origin: OriginPolicy
   /** The user's route options for every MCP route. */
   readonly routeOptions: ResolvedRouteOptions
+  /** What the OpenAPI document shows of the endpoint (`openapi` option): by default nothing. */
+  readonly openapi: OpenApiDocs
 }
 
 /** In each MCP route's `config`: the registry it serves, which `request.mcp` reads. */
@@ -53,18 +56,21 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   const post = postRoute(endpoint)
   app.post(path, {
     bodyLimit,
+    schema: postSchema(options.openapi),
+    ...(options.openapi === false ? {} : { validatorCompiler: noValidation }),
     ...routeShape(options.routeOptions, { onRequest, preValidation: [post.check], preHandler: endpoint.auth === undefined ? [] : [post.authorize], config })
   }, post.handle)
 
   // no HEAD twin: a HEAD of a session's stream would open it and never end (HEAD is a 405 below)
-  app.get(path, { ...hooks, exposeHeadRoute: false }, getRoute(endpoint))
-  app.delete(path, hooks, deleteRoute(endpoint))
+  app.get(path, { ...hooks, schema: hidden(), exposeHeadRoute: false }, getRoute(endpoint))
+  app.delete(path, { ...hooks, schema: hidden() }, deleteRoute(endpoint))
 
   // any other method: a 405 naming what the endpoint takes (OPTIONS stays free for CORS preflight handlers)
   app.route({
     method: ['HEAD', 'PUT', 'PATCH'],
     url: path,
     ...hooks,
+    schema: hidden(),
     handler: async (request, reply) => methodNotAllowed(reply, `${request.method} is not used by MCP; send JSON-RPC messages with POST`)
   })
 }
