@@ -27,7 +27,6 @@ import { RequestStateSealer } from './state/request-state.js'
 import { serverContext } from './protocol/server.js'
 import { Sessions } from './protocol/session/sessions.js'
 import { Fleet } from './protocol/fleet.js'
-import { metadataRoutes } from './auth/metadata.js'
 import { addToCatalogue } from './auth/catalogue.js'
 import { underPrefix } from './auth/options.js'
 import { requestInfo } from './http/request-info.js'
@@ -57,9 +56,11 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     app.log.warn('fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys')
   }
 
-  // under a Fastify prefix every route of ours answers below it: the endpoint and the metadata alike
-  const path = app.prefix === '' || options.path !== '/' ? app.prefix + options.path : app.prefix
-  const auth = options.auth === undefined ? undefined : underPrefix(options.auth, app.prefix)
+  // under a Fastify prefix (the context's, and the register option's) every route of ours answers
+  // below it: the endpoint and the metadata alike
+  const prefix = app.prefix + options.prefix
+  const path = prefix === '' || options.path !== '/' ? prefix + options.path : prefix
+  const auth = options.auth === undefined ? undefined : underPrefix(options.auth, prefix)
   const registry = new Registry(options.scopes, { maxFileSize: options.skills.maxFileSize, directoryRead: options.skills.directoryRead })
   // the app's scope catalogue (mcpScopes), across its servers: a scope described otherwise elsewhere fails here
   addToCatalogue(app, { name: options.info.name, path, resource: auth?.resource ?? null, registry, scopes: options.scopes })
@@ -94,7 +95,6 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   // draining and closing for rolling deploys: a client told to come back waits a second (`retry:`, Retry-After)
   const shutdown = new Shutdown(1000)
   decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes, shutdown, lists: server.lists }))
-  if (auth !== undefined) metadataRoutes(app, auth, options.scopes, options.path)
   // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools/)
   collectRouteTools(app, { registry, ownRoutes: kMcpRoute })
 
@@ -135,7 +135,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const otel = options.tracing ? await openTelemetry() : undefined
   const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
   const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown }
-  await app.register(routes, { endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions, openapi: options.openapi })
+  // the routes in a context of their own, below the register option's prefix when there is one
+  await app.register(routes, { prefix: options.prefix, endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions, openapi: options.openapi, scopes: options.scopes })
 }
 
 /** The stores a server keeps its shared state in, and how to close the ones the plugin made. */

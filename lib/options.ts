@@ -167,6 +167,14 @@ export interface SakeOptions {
    */
   openapi?: boolean | { summary?: string, description?: string, tags?: string[] }
   /**
+   * Fastify's own register option: the plugin's routes (the endpoint and the metadata) answer
+   * below it, as a plugin's routes do: `app.register(sake, { prefix: '/ai' })` serves `/ai/mcp`.
+   * The decorators (`registerTool`, `app.mcp`) stay on the context you registered the plugin in.
+   */
+  prefix?: string
+  // Fastify's register options `logLevel` and `logSerializers` (typed by Fastify's RegisterOptions)
+  // apply to the plugin's routes too, `routeOptions.logLevel` and `.logSerializers` winning
+  /**
    * Traces of MCP requests: the `fastify-sake:request` diagnostics channel, and, when
    * `@opentelemetry/api` is installed, an OpenTelemetry span per request and the MCP metrics. Default
    * true; false: none of them.
@@ -233,6 +241,8 @@ export interface ResolvedOptions {
   readonly resources: readonly ResourceDefinition[]
   readonly prompts: readonly PromptDefinition[]
   readonly openapi: OpenApiDocs
+  /** Fastify's register options the plugin honours: the routes' prefix ('' for none). */
+  readonly prefix: string
   readonly skills: { readonly definitions: readonly SkillDefinition[], readonly maxFileSize: number, readonly directoryRead: boolean }
   /** undefined: the loopback default; false: no check. */
   readonly allowedHosts: readonly string[] | false | undefined
@@ -272,7 +282,7 @@ export const defaults = Object.freeze({
   requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'openapi', 'tracing']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'openapi', 'tracing', 'prefix', 'logLevel', 'logSerializers']
 const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
 const TASK_KEYS = ['store', 'maxTasks', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
@@ -343,6 +353,26 @@ function resolveRedis (value: unknown, sessionIdle: number): ResolvedRedis | und
     deadAfter,
     sessionCache
   })
+}
+
+/**
+ * `routeOptions`, with Fastify's `logLevel` and `logSerializers` register options under it: they
+ * apply to the plugin's routes, as they would to a plugin's routes; `routeOptions`' own win.
+ */
+function withRegisterOptions (input: Record<string, unknown>): unknown {
+  const { logLevel, logSerializers, routeOptions } = input
+  if (logLevel === undefined && logSerializers === undefined) return routeOptions
+  if (logLevel !== undefined && typeof logLevel !== 'string') fail('logLevel', "a log level, such as 'warn' (Fastify's register option: the plugin's routes log at it)", logLevel)
+  if (logSerializers !== undefined && !isObject(logSerializers)) fail('logSerializers', "an object of serializers (Fastify's register option)", logSerializers)
+  if (routeOptions !== undefined && !isObject(routeOptions)) return routeOptions // refused as it is
+  return { ...(logLevel === undefined ? {} : { logLevel }), ...(logSerializers === undefined ? {} : { logSerializers }), ...routeOptions }
+}
+
+/** Fastify's `prefix` register option: '' or a path such as '/ai', as Fastify itself takes it. */
+function resolvePrefix (value: unknown): string {
+  if (value === undefined || value === '' || value === '/') return ''
+  if (typeof value !== 'string' || !value.startsWith('/') || /\s|\?|#/.test(value)) fail('prefix', "a URL path starting with '/', such as '/ai' (Fastify's register option: the plugin's routes answer below it)", value)
+  return value.endsWith('/') ? value.slice(0, -1) : value
 }
 
 const OPENAPI_KEYS = ['summary', 'description', 'tags']
@@ -520,11 +550,12 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     prompts: Object.freeze([...prompts]) as readonly PromptDefinition[],
     skills: resolveSkills(input.skills),
     openapi: resolveOpenApi(input.openapi),
+    prefix: resolvePrefix(input.prefix),
     allowedHosts: allowList(input, 'allowedHosts', "a non-empty array of host names ('localhost', 'mcp.example.com:8443'), or false to turn the check off", hostEntry),
     allowedOrigins: allowedOrigins(input),
     auth: resolveAuth(input.auth),
     scopes: resolveScopes(input.scopes),
-    routeOptions: resolveRouteOptions(input.routeOptions),
+    routeOptions: resolveRouteOptions(withRegisterOptions(input)),
     tracing
   })
 }

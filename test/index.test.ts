@@ -15,6 +15,7 @@ import { ListPages } from '../lib/protocol/lists.js'
 import { build } from './helpers/app.js'
 import { sessionPost, modernRequest, openSession, rpc } from './helpers/requests.js'
 import { captureLog } from './helpers/logs.js'
+import { SCOPES, bearer, startIssuer } from './helpers/tokens.js'
 
 async function names (app: Awaited<ReturnType<typeof build>>): Promise<string[]> {
   const res = await app.inject(modernRequest('tools/list'))
@@ -347,4 +348,40 @@ t.test('registerSkill and the skills option: a folder on disk (a link in it warn
   t.same([...app.mcp.skills.keys()], ['skill://one/SKILL.md', 'skill://two/SKILL.md'])
   t.throws(() => app.registerSkill({ path: 'four', files: {} }), { code: 'SAKE_ERR_REGISTER_AFTER_READY' })
   await t.rejects(build({ skills: { directory: join(root, 'nowhere') } }), { code: 'SAKE_ERR_INVALID_SKILL', message: /cannot be read/ }, 'a bad folder fails the registration of the plugin')
+})
+
+t.test("Fastify's register options: prefix puts every route of the plugin below it (auth metadata too), logLevel applies to them", async (t) => {
+  const issuer = await startIssuer(t)
+  const lines: Array<Record<string, unknown>> = []
+  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
+  t.teardown(() => app.close())
+  await app.register(sake, {
+    prefix: '/ai/',
+    logLevel: 'warn',
+    name: 'prefixed',
+    version: '1.0.0',
+    scopes: SCOPES,
+    auth: { resource: 'https://mcp.example.com/ai/mcp', authorizationServers: [issuer.issuer], jwks: issuer.jwks }
+  })
+  app.registerTool({ name: 'hello', execute: () => 'hi' })
+  app.get('/other', async () => 'other')
+  await app.ready()
+  t.equal(app.mcp.path, '/ai/mcp', 'the decorators stay on the context the plugin was registered in')
+  const anonymous = await app.inject({ ...modernRequest('tools/list'), url: '/ai/mcp' })
+  t.equal(anonymous.statusCode, 401)
+  t.match(anonymous.headers['www-authenticate'], 'resource_metadata="https://mcp.example.com/ai/.well-known/oauth-protected-resource/ai/mcp"')
+  const metadata = await app.inject({ method: 'GET', url: '/ai/.well-known/oauth-protected-resource/ai/mcp' })
+  t.equal(metadata.statusCode, 200, 'the metadata where the challenge points')
+  t.equal(JSON.parse(metadata.body).resource, 'https://mcp.example.com/ai/mcp')
+  t.equal((await app.inject({ ...modernRequest('tools/list'), url: '/mcp' })).statusCode, 404, 'nothing at the unprefixed path')
+  const token = bearer(await issuer.sign({ aud: 'https://mcp.example.com/ai/mcp' }))
+  const call = await app.inject({ ...modernRequest('tools/call', { name: 'hello', arguments: {} }, token), url: '/ai/mcp' })
+  t.equal(rpc(call).result.content[0].text, 'hi')
+  t.equal((await app.inject({ method: 'GET', url: '/other' })).body, 'other')
+  const incoming = (url: string): boolean => lines.some((line) => line.msg === 'incoming request' && (line.req as { url?: string } | undefined)?.url === url)
+  t.notOk(incoming('/ai/mcp'), 'logLevel warn: the MCP routes log no request lines')
+  t.ok(incoming('/other'), "the host's routes log as ever")
+  await t.rejects(async () => { await Fastify().register(sake, { name: 'x', version: '1', prefix: 'ai' }) }, { code: 'SAKE_ERR_INVALID_OPTION', message: /option 'prefix' must be a URL path starting with '\/'/ })
+  await t.rejects(async () => { await Fastify().register(sake, { name: 'x', version: '1', logLevel: 3 as never }) }, { message: /option 'logLevel' must be a log level/ })
+  await t.rejects(async () => { await Fastify().register(sake, { name: 'x', version: '1', logSerializers: 'x' as never }) }, { message: /option 'logSerializers' must be an object of serializers/ })
 })

@@ -40,7 +40,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, skills, allowedHosts, allowedOrigins, auth, scopes, routeOptions, openapi, tracing$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, skills, allowedHosts, allowedOrigins, auth, scopes, routeOptions, openapi, tracing, prefix, logLevel, logSerializers$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -130,6 +130,7 @@ t.test('defaults', async (t) => {
     prompts: [],
     skills: { definitions: [], maxFileSize: 1024 * 1024, directoryRead: true },
     openapi: false,
+    prefix: '',
     auth: undefined,
     scopes: new Map(),
     routeOptions: { config: {}, plain: {}, hooks: {} },
@@ -331,4 +332,14 @@ t.test('skills: { directory?, definitions?, maxFileSize?, directoryRead? }, the 
     [{ directry: 'x' }, /unknown option 'skills\.directry' \(did you mean 'skills\.directory'\?\)/]
   ]
   for (const [skills, message] of refused) t.throws(() => resolveOptions({ ...base, skills: skills as any }), message, JSON.stringify(skills))
+})
+
+t.test("Fastify's register options: prefix normalised, logLevel and logSerializers under routeOptions (whose own win)", async (t) => {
+  t.equal(resolveOptions({ ...base, prefix: '/ai/' } as any).prefix, '/ai')
+  t.equal(resolveOptions({ ...base, prefix: '/' } as any).prefix, '')
+  const serializers = { req: (value: unknown) => value }
+  t.same(resolveOptions({ ...base, logLevel: 'warn', logSerializers: serializers } as any).routeOptions.plain, { logLevel: 'warn', logSerializers: serializers })
+  t.same(resolveOptions({ ...base, logLevel: 'warn', routeOptions: { logLevel: 'error' } } as any).routeOptions.plain, { logLevel: 'error' }, "routeOptions' own wins")
+  t.throws(() => resolveOptions({ ...base, logLevel: 'warn', routeOptions: 'x' } as any), /option 'routeOptions' must be an object of Fastify route options/, 'a bad routeOptions is refused as it is')
+  for (const prefix of ['ai', '/a b', '/a?x', 3]) t.throws(() => resolveOptions({ ...base, prefix } as any), /option 'prefix' must be a URL path starting with '\/'/, String(prefix))
 })

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { authHook } from '../auth/hook.js'
+import { metadataRoutes } from '../auth/metadata.js'
 import { jsonParser } from './body.js'
 import type { Endpoint } from './endpoint.js'
 import { errorHandler } from './errors.js'
@@ -27,6 +28,8 @@ export interface RouteOptions {
   readonly routeOptions: ResolvedRouteOptions
   /** What the OpenAPI document shows of the endpoint (`openapi` option): by default nothing. */
   readonly openapi: OpenApiDocs
+  /** The declared scopes, for the metadata document (`scopes_supported`). */
+  readonly scopes: ReadonlyMap<string, string>
 }
 
 /** In each MCP route's `config`: the registry it serves, which `request.mcp` reads. */
@@ -40,6 +43,9 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   const onRequest = [originGuard(options.origin), endpoint.auth === undefined ? undefined : authHook(endpoint.auth, endpoint.server.registry)].filter((hook) => hook !== undefined)
   const config = { [kMcpRoute]: endpoint.server.registry }
   const hooks = routeShape(options.routeOptions, { onRequest, config })
+
+  // the Protected Resource Metadata (RFC 9728) beside the endpoint, below the same prefix
+  if (endpoint.auth !== undefined) metadataRoutes(app, endpoint.auth, options.scopes, path)
 
   // what a request of ours is, as each step found it (post.ts, request-info.ts, tracing.ts)
   for (const key of [kInbound, kChecked, kView, kTraced]) app.decorateRequest(key, null)
