@@ -273,6 +273,7 @@ export type { WithMeta, WithText, ToolErrorResult, CallToolResult } from './defi
 export type { InlineUi, UiResourceMeta, UiCsp, UiPermissions, Visibility } from './define/apps.js'
 export { APPS_EXTENSION, APP_MIME_TYPE } from './spec/apps.js'
 export { TOOL_COMPLETION_EXTENSION } from './spec/completion.js'
+export { mcpCors, type McpCorsOptions, type McpCorsRegistration } from './http/cors.js'
 export { SKILLS_EXTENSION } from './spec/skills.js'
 export type {
   SkillDefinition, SkillFilesDefinition, DynamicSkillDefinition, SkillDirectoryDefinition, SkillFrontmatter, SkillFileReturn, SkillFileEntry
