@@ -41,10 +41,10 @@ export type ListedInfo = Readonly<Record<string, unknown>> & { readonly name: st
 
 /** Registers one tool or several; typed so `execute` sees its arguments as declared. */
 export interface RegisterTool {
-  <const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined, P = Static<TObject<A>>>(definition: ArgsToolDefinition<A, O, P>): void
+  (definitions: DefinedTool | readonly DefinedTool[]): void
   <I extends TSchema, const O extends OutputSpec | undefined = undefined, P = Static<I>>(definition: SchemaToolDefinition<I, O, P>): void
   <const O extends OutputSpec | undefined = undefined, P = Record<string, unknown>>(definition: JsonSchemaToolDefinition<O, P>): void
-  (definitions: DefinedTool | readonly DefinedTool[]): void
+  <const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined, P = Static<TObject<A>>>(definition: ArgsToolDefinition<A, O, P>): void
 }
 
 /** A tool as listed to clients (the modern `Tool` object). */
