@@ -51,10 +51,11 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   if (app.hasDecorator('registerTool') || app.hasDecorator('mcp')) {
     throw new SakeOptionError('fastify-sake: an MCP server is already registered in this context or a parent of it; register each server in its own sibling context: app.register(async (child) => { await child.register(sake, {...}) })')
   }
-  const sealer = new RequestStateSealer(options.requestState)
-  if (sealer.ephemeral) {
-    app.log.warn('fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys')
-  }
+  // the process's own key breaks a question's retry on another instance or after a restart: said
+  // at start on a fleet (redis), else when a call first asks the client something, and never when none does
+  const ephemeralWarning = 'fastify-sake: requestState is sealed with a random key of this process: a 2026-07-28 call that asks the client something (ctx.elicit, ctx.sample, ctx.roots) fails its retry on another instance or after a restart. Behind a load balancer, give every instance the same requestState.keys'
+  const sealer = new RequestStateSealer({ ...options.requestState, onEphemeralSeal: options.redis === undefined ? () => app.log.warn(ephemeralWarning) : undefined })
+  if (sealer.ephemeral && options.redis !== undefined) app.log.warn(ephemeralWarning)
 
   // under a Fastify prefix (the context's, and the register option's) every route of ours answers
   // below it: the endpoint and the metadata alike

@@ -51,6 +51,11 @@ export interface RequestStateSealerOptions {
   ttl?: number
   /** Clock in milliseconds, for tests. Default `Date.now`. */
   now?: () => number
+  /**
+   * Called once, at the first token sealed with the process's own random key (no `keys`): the
+   * moment a call first asks the client something, when a fleet or a restart would break it.
+   */
+  onEphemeralSeal?: () => void
 }
 
 /**
@@ -127,6 +132,7 @@ export class RequestStateSealer {
   private readonly current: RingKey
   /** Every key by its id (hex), for `open`. */
   private readonly ring = new Map<string, RingKey>()
+  private onEphemeralSeal: (() => void) | undefined
 
   constructor (options: RequestStateSealerOptions = {}) {
     const { keys, ttl = DEFAULT_TTL, now = Date.now } = options
@@ -139,6 +145,7 @@ export class RequestStateSealer {
     this.ttl = ttl
     this.now = now
     this.ephemeral = keys === undefined
+    this.onEphemeralSeal = this.ephemeral ? options.onEphemeralSeal : undefined
     const secrets = keys === undefined ? [randomBytes(KEY_BYTES)] : decodeKeys(keys)
     const rings = secrets.map(toRingKey)
     // distinct secrets: their ids differ, short of a 2^-64 accident
@@ -156,6 +163,11 @@ export class RequestStateSealer {
     if (payload === undefined || typeof payload === 'function' || typeof payload === 'symbol') {
       // JSON.stringify would drop the field silently and `open` would hand back undefined.
       throw new TypeError(`requestState payload must be a JSON value, got ${describeValue(payload)}`)
+    }
+    if (this.onEphemeralSeal !== undefined) {
+      const once = this.onEphemeralSeal
+      this.onEphemeralSeal = undefined
+      once()
     }
     const sealed: Sealed = {
       e: this.now() + this.ttl,

@@ -10,6 +10,7 @@ import { build, listen, sleep, until } from '../helpers/app.js'
 import { legacyClient, modernClient } from '../helpers/clients.js'
 import { startRedis, type RunningRedis } from '../helpers/redis.js'
 import { getStream, legacyPost, sessionOn, streamPost } from '../helpers/network.js'
+import { captureLog } from '../helpers/logs.js'
 
 const KEY = Buffer.alloc(32, 7).toString('base64')
 
@@ -278,4 +279,13 @@ t.test('a session changed or ended on one instance: the other drops its copy at 
   await sleep(350) // the point: past redis.sessionCache (300 ms)
   const gone = await (await legacyPost(short.url, other, '2025-11-25', { jsonrpc: '2.0', id: 6, method: 'tools/list', params: {} })).json()
   t.equal(gone.error.code, -32001, 'past it: not found')
+})
+
+t.test('on a fleet without requestState.keys, the warning is said at start: every instance seals with its own key', async (t) => {
+  const redis = await startRedis(t)
+  const log = captureLog()
+  const app = await build({ redis: redis.url }, { logger: log.logger })
+  t.teardown(() => app.close())
+  await app.ready()
+  t.match(log.lines.filter((line) => line.level === 40).map((line) => line.msg), [/requestState is sealed with a random key of this process/])
 })
