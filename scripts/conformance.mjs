@@ -12,6 +12,9 @@
 //    suite check only WARNs about) as WARNINGs, never as FAILUREs, and fails a listed check that passes.
 // 5. Prints a scenario the suite skipped (it checked nothing) as skipped, never as passing; that is
 //    the suite's decision, not a failure of ours, so it does not fail the run (scripts/conformance-results.mjs).
+//    Except in a run marked `everyCheck` (the Skills extension's scenarios, forced): there every
+//    check must run, and one SKIPPED (the server declared or served too little for it) fails the
+//    run, unless the run's `notApplicable` names it with the reason it cannot apply in that era.
 //
 // Run `npm run build` first (the npm script does). Options: --only <substring> runs the matching
 // runs alone; --keep leaves the per-run output directory in place even when everything passed.
@@ -20,7 +23,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { summarise, tally } from './conformance-results.mjs'
+import { everyCheck, summarise, tally } from './conformance-results.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const here = join(root, 'conformance')
@@ -36,6 +39,12 @@ const RUN_TIMEOUT = 10 * 60_000
 const TASKS = ['lifecycle', 'capability-negotiation', 'wire-fields', 'request-state-removal', 'mrtr-input', 'request-headers',
   'dispatch-and-envelope', 'status-notifications', 'required-task-error', 'mrtr-composition'].map((s) => `tasks-${s}`)
 
+// the Skills extension (SEP-2640): extension scenarios are on no revision's timeline, so a run at a
+// --spec-version must be forced; run at the wire of each era, as the extension is served in both
+const SKILLS = ['directory', 'enumeration', 'manifest'].map((s) => `sep-2640-skills-${s}`)
+// a 2025-11-25 session has no ttlMs and cacheScope: the suite skips their two checks there (the 2026-07-28 runs make them)
+const NO_CACHE_HINTS = 'ttlMs and cacheScope are 2026-07-28 fields; the 2026-07-28 run checks them'
+
 const RUNS = [
   { name: '0.1.16: every server scenario (2025 sessions)', suite: '0.1.16', args: ['--suite', 'all'], baseline: 'expected-failures-0.1.16.yml' },
   { name: '0.2.0-alpha.12: scored 2025-11-25 set', suite: '0.2.0-alpha.12', args: ['--requirements', '2025-11-25'], baseline: 'expected-failures-0.2-2025-11-25.yml' },
@@ -46,7 +55,17 @@ const RUNS = [
     suite: '0.2.0-alpha.12',
     args: ['--scenario', scenario],
     baseline: 'expected-failures-0.2-2026-07-28.yml'
-  }))
+  })),
+  ...['2026-07-28', '2025-11-25'].flatMap((era) => SKILLS.map((scenario) => ({
+    name: `0.2.0-alpha.12: ${scenario} (${era}, forced)`,
+    suite: '0.2.0-alpha.12',
+    args: ['--scenario', scenario, '--spec-version', era, '--force'],
+    baseline: `expected-failures-0.2-${era}.yml`,
+    everyCheck: true,
+    notApplicable: era === '2025-11-25' && scenario === 'sep-2640-skills-enumeration'
+      ? { 'sep-2640-skills-list-cache-attributes': NO_CACHE_HINTS, 'sep-2640-skills-get-cache-attributes': NO_CACHE_HINTS }
+      : {}
+  })))
 ]
 
 function install () {
@@ -167,15 +186,20 @@ async function main () {
       const s = summarise(outDir, scoredSet(run), deliberate)
       const parts = s.other === undefined ? [s.scored] : [s.scored, s.other]
       const found = parts.reduce((n, part) => n + part.passing + part.failing.length + part.skipped.size, 0)
+      const every = run.everyCheck === true ? everyCheck(s, run.notApplicable) : undefined
       const problem = s.misused.length > 0
         ? s.misused.join('; ')
-        : code !== 0 ? (verdict(output) ?? `exit code ${code}`) : found === 0 ? 'the suite wrote no scenario results (no checks.json)' : undefined
+        : code !== 0
+          ? (verdict(output) ?? `exit code ${code}`)
+          : found === 0 ? 'the suite wrote no scenario results (no checks.json)' : every !== undefined && every.problems.length > 0 ? `not every check ran: ${every.problems.join('; ')}` : undefined
       const label = s.other === undefined ? 'scenarios' : 'scored scenarios'
       const single = run.args[0] === '--scenario'
       const [reason] = s.scored.skipped.values()
+      // a forced run says how many checks ran, and which it excuses as not applicable
+      const checked = every === undefined ? '' : ` (${every.ran} checks${every.excused.length > 0 ? `; not applicable in this era: ${every.excused.join(', ')}` : ', none skipped'})`
       const outcome = !single
         ? `${label} ${tally(s.scored)}`
-        : s.scored.failing.length > 0 ? (problem === undefined ? 'fails, as expected' : 'fails') : s.scored.passing > 0 ? 'passes' : reason !== undefined ? `skipped by the suite (${reason})` : 'ran nothing'
+        : s.scored.failing.length > 0 ? (problem === undefined ? 'fails, as expected' : 'fails') : s.scored.passing > 0 ? `passes${checked}` : reason !== undefined ? `skipped by the suite (${reason})` : 'ran nothing'
       const mark = problem !== undefined ? 'FAIL' : single && reason !== undefined && s.scored.passing === 0 ? 'skip' : 'ok  '
       console.log(`${mark} ${run.name}: ${outcome}; ${((Date.now() - t0) / 1000).toFixed(1)} s`)
       if (s.scored.failing.length > 0 && !single) console.log(`     failing (expected in conformance/${run.baseline} unless reported below): ${s.scored.failing.join(', ')}`)

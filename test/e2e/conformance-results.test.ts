@@ -1,6 +1,8 @@
 // How `npm run conformance` reads the suites' results (scripts/conformance-results.mjs): a scenario
 // fails on a FAILURE or an unexcused WARNING, and one the suite skipped (it checked nothing) is
 // skipped, counted neither as a pass nor as a failure (issue 28: tasks-status-notifications showed as passing).
+// A run where every check must run (the forced Skills extension scenarios) lists each SKIPPED check
+// as a problem, unless excused as not applicable in its era, and a stale excuse too.
 import t from 'tap'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -54,4 +56,41 @@ t.test('a run: skipped scenarios are named apart and left out of the counts', as
   t.same(all.scored.failing.sort(), ['other-ok', 'scored-bad'], 'without the excuse, the WARNING fails')
   t.equal(all.scored.skipped.size, 2)
   t.equal(results.summarise(join(dir, 'missing'), undefined, []).scored.passing, 0, 'a run that wrote nothing')
+})
+
+t.test('a scenario the suite did not run at the --spec-version asked (its folder, no checks.json) is skipped, and says why', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sake-conformance-results-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  mkdirSync(join(dir, 'server-sep-2640-skills-manifest-2026-12-03T18-36-50-313Z'))
+  const s = results.summarise(dir, undefined, [])
+  t.same([...s.scored.skipped], [['sep-2640-skills-manifest', results.NOT_APPLICABLE]])
+  t.equal(s.scored.passing, 0)
+  t.match(results.NOT_APPLICABLE, /--force/)
+  t.same(results.everyCheck(s).problems, [`sep-2640-skills-manifest checked nothing (${results.NOT_APPLICABLE})`], 'a run that must check everything fails for it')
+})
+
+t.test('everyCheck: the checks that ran, the SKIPPED ones excused as not applicable, and every other SKIPPED check a problem', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sake-conformance-results-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const run = (checks: unknown[]): ReturnType<typeof results.summarise> => {
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(join(dir, 'server-sep-2640-skills-enumeration-2026-12-03T18-36-50-313Z'), { recursive: true })
+    writeFileSync(join(dir, 'server-sep-2640-skills-enumeration-2026-12-03T18-36-50-313Z', 'checks.json'), JSON.stringify(checks))
+    return results.summarise(dir, undefined, [])
+  }
+  const ok = (id: string): Record<string, unknown> => check('SUCCESS', { id })
+  const skipped = (id: string, errorMessage?: string): Record<string, unknown> => check('SKIPPED', { id, errorMessage, description: 'The check.' })
+  const ERA = { 'cache-attributes': 'a 2026-07-28 field' }
+
+  t.same(results.everyCheck(run([ok('a'), ok('b'), check('WARNING', { id: 'w' }), check('INFO', { id: 'i' })])), { ran: 3, excused: [], problems: [] }, 'SUCCESS and WARNING checks ran; INFO is no check')
+  t.same(results.everyCheck(run([ok('a'), skipped('cache-attributes', 'not applicable on 2025-11-25')]), ERA), { ran: 1, excused: ['cache-attributes'], problems: [] }, 'excused for its era')
+  t.same(results.everyCheck(run([ok('a'), skipped('directory-read-subdir-mimetype', 'no directory declared.')]), ERA).problems, [
+    'sep-2640-skills-enumeration:directory-read-subdir-mimetype was SKIPPED (no directory declared)',
+    'cache-attributes is excused as not applicable, but the suite did not skip it: remove the excuse'
+  ], 'a SKIPPED check without an excuse, and an excuse for a check that ran')
+  t.same(results.everyCheck(run([skipped('x')])).problems, [
+    'sep-2640-skills-enumeration checked nothing (The check)',
+    'sep-2640-skills-enumeration:x was SKIPPED (The check)'
+  ], "a scenario whose every check was skipped; the check's description when it gives no message")
+  t.same(results.everyCheck(run([check('FAILURE', { id: 'f' })])), { ran: 0, excused: [], problems: [] }, 'a failure is the verdict\'s to report, not a skip')
 })

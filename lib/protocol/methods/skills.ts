@@ -31,9 +31,9 @@ function uriOf (call: Call): string {
   return uri
 }
 
-/** The `cacheScope` of an answer: shared caches may keep what needs no token. */
-function cacheScopeOf (call: Call, skill: { readonly access: CompiledSkill['access'] }): 'public' | 'private' {
-  return skill.access === undefined && call.auth === undefined ? 'public' : 'private'
+/** The `cacheScope` of an answer about a skill or a folder: shared caches may keep what needs no token. */
+function cacheScopeOf (call: Call, item: { readonly access: CompiledSkill['access'] }): 'public' | 'private' {
+  return item.access === undefined && call.auth === undefined ? 'public' : 'private'
 }
 
 export function listSkills (server: ServerContext, call: Call): string {
@@ -74,7 +74,13 @@ export async function readDirectory (server: ServerContext, call: Call): Promise
   if (start === undefined || (start > 0 && start >= children.length)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
   const page = children.slice(start, start + pageSize).map((child) => child.wire)
   const next = start + pageSize < children.length ? Buffer.from(`${uri}\n${start + pageSize}`).toString('base64url') : undefined
-  return resultJson(server, call.era, next === undefined ? { resources: page } : { resources: page, nextCursor: next })
+  const result = next === undefined ? { resources: page } : { resources: page, nextCursor: next }
+  // the spec asks no cache hints here (PaginatedResult only), but the official 2026-07-28 client
+  // (@modelcontextprotocol/client 2.4.0, SkillsClient.readDirectory) refuses a page without them;
+  // a result may carry more fields, so every client reads it: the server's ttl, as for the folder's files
+  return call.era === 'modern'
+    ? resultJson(server, 'modern', { ...result, ttlMs: server.ttl, cacheScope: cacheScopeOf(call, found) })
+    : resultJson(server, 'legacy', result)
 }
 
 /** The offset a cursor of ours opens, for this folder; undefined for anything else. */

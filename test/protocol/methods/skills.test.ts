@@ -118,7 +118,12 @@ t.test('resources/directory/read: direct children, sub-folders as inode/director
     { uri: 'skill://git-workflow/references', name: 'references', mimeType: 'inode/directory' }
   ])
   t.equal(root.nextCursor, undefined)
+  // not asked by the spec, but the official 2026-07-28 client refuses a page without them (skills.ts)
+  t.equal(root.ttlMs, 60_000, "the server's ttl")
+  t.equal(root.cacheScope, 'public', 'no scope, no token')
   const refs = (await legacy('resources/directory/read', { uri: 'skill://git-workflow/references' })).result
+  t.equal(refs.ttlMs, undefined, 'no cache hints before 2026-07-28')
+  t.equal(refs.cacheScope, undefined)
   t.same(refs.resources.map((r: any) => [r.name, r.mimeType]), [['GUIDE.md', 'text/markdown'], ['deep', 'inode/directory']])
   const acme = (await modern('resources/directory/read', { uri: 'skill://acme' })).result
   t.same(acme.resources, [
