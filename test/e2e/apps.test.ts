@@ -3,7 +3,7 @@
 // clients, each once declaring io.modelcontextprotocol/ui and once not.
 import t, { type Test } from 'tap'
 import { legacyClient, modernClient, startExample, type Running } from '../helpers/clients.js'
-import { TOOL_COMPLETION_EXTENSION } from '../../lib/index.js'
+import { TOOL_COMPLETION_EXTENSION, SKILLS_EXTENSION } from '../../lib/index.js'
 
 const APPS = 'io.modelcontextprotocol/ui'
 const MIME = 'text/html;profile=mcp-app'
@@ -65,7 +65,7 @@ t.test('2026-07-28: a client declaring MCP Apps sees the app; one that does not 
 
 t.test('2025-11-25 session: the extension is declared at initialize, and decides for the session', async (t) => {
   const { client } = await legacyClient(t, server.url, { name: 'apps-host', version: '1' }, { options: { capabilities: DECLARED as any } })
-  t.same((client.getServerCapabilities() as any)?.extensions, { [APPS]: {}, [TOOL_COMPLETION_EXTENSION]: {} }, 'initialize advertises the extension (and the example\'s tool completion)')
+  t.same((client.getServerCapabilities() as any)?.extensions, { [APPS]: {}, [TOOL_COMPLETION_EXTENSION]: {}, [SKILLS_EXTENSION]: { directoryRead: true } }, 'initialize advertises the extension (and the example\'s tool completion and skills)')
   const { tools } = await client.listTools()
   const { resources } = await client.listResources()
   seesApps(t, tools, resources, await client.readResource({ uri: APP }))
