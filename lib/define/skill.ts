@@ -57,6 +57,8 @@ export interface DynamicSkillDefinition extends SkillBase {
   read (file: string, ctx: RequestContext): SkillFileReturn | Promise<SkillFileReturn>
   /** The skill's files now (paths inside its folder), for `resources/directory/read`; without it, only `SKILL.md` is shown. */
   list? (ctx: RequestContext): readonly string[] | Promise<readonly string[]>
+  /** Milliseconds a client may keep what a read of its files returned. Default 0: generated content is read afresh. */
+  ttl?: number
   files?: undefined
   directory?: undefined
 }
@@ -123,7 +125,7 @@ export interface SkillLimits {
 }
 
 const FILES_KEYS = new Set(['path', 'files', 'scope', 'resources', 'directory'])
-const DYNAMIC_KEYS = new Set(['path', 'resources', 'frontmatter', 'read', 'list', 'scope', 'files', 'directory'])
+const DYNAMIC_KEYS = new Set(['path', 'resources', 'frontmatter', 'read', 'list', 'scope', 'ttl', 'files', 'directory'])
 /** A path segment we serve: no hidden name, nothing a URI would need to escape but what encodeURIComponent does. */
 const PREFIX_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_~-]*(\.[A-Za-z0-9_~-]+)*$/
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
@@ -197,7 +199,7 @@ function fileResource (uri: string, file: string, bytes: Uint8Array, access: Req
   return resourceOf(uri, definition, access, listed)
 }
 
-function resourceOf (uri: string, definition: ResourceDefinition, access: Requirement | undefined, wire: Readonly<Record<string, unknown>>): CompiledResource {
+function resourceOf (uri: string, definition: ResourceDefinition, access: Requirement | undefined, wire: Readonly<Record<string, unknown>>, ttl?: number): CompiledResource {
   return Object.freeze({
     skill: true as const,
     kind: 'resource' as const,
@@ -205,7 +207,7 @@ function resourceOf (uri: string, definition: ResourceDefinition, access: Requir
     definition,
     template: undefined,
     wire: Object.freeze({ modern: wire, legacy: wire }),
-    ttl: undefined,
+    ttl,
     access,
     config: undefined,
     cacheScope: undefined,
@@ -317,6 +319,8 @@ export function compileDynamicSkill (def: DynamicSkillDefinition, scopes: Readon
   const frontmatter = parseFrontmatter(head, name, who)
   if (typeof def.read !== 'function') fail(who, `'read' must be a function (file, ctx) => text or bytes, got ${kind(def.read)}`)
   if (def.list !== undefined && typeof def.list !== 'function') fail(who, `'list' must be a function (ctx) => the skill's file paths, got ${kind(def.list)}`)
+  const ttl = def.ttl ?? 0
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) fail(who, `'ttl' must be a non-negative integer (milliseconds a client may keep a read), got ${JSON.stringify(def.ttl) ?? kind(def.ttl)}`)
   const access = requirementOf({ scope: def.scope }, scopes, (message) => fail(who, message))
   const root = SKILL_SCHEME + def.path
   const uri = `${root}/${SKILL_MD}`
@@ -342,9 +346,9 @@ export function compileDynamicSkill (def: DynamicSkillDefinition, scopes: Readon
       return typeof got === 'string' ? { text: got, mimeType } : { blob: got, mimeType }
     }
   }
-  const files = new Map([[uri, resourceOf(uri, manifest, access, deepFreeze({ uri, name, description: frontmatter.description, mimeType: SKILL_MD_MIME_TYPE }))]])
+  const files = new Map([[uri, resourceOf(uri, manifest, access, deepFreeze({ uri, name, description: frontmatter.description, mimeType: SKILL_MD_MIME_TYPE }), ttl)]])
   const entry = deepFreeze({ uri, frontmatter, resources: DYNAMIC })
-  return Object.freeze({ kind: 'skill' as const, uri, root, path: def.path, entry, access, files, directories: new Map(), dynamic: resourceOf(root, other, access, { uri: root, name }), list: def.list?.bind(def) })
+  return Object.freeze({ kind: 'skill' as const, uri, root, path: def.path, entry, access, files, directories: new Map(), dynamic: resourceOf(root, other, access, { uri: root, name }, ttl), list: def.list?.bind(def) })
 }
 
 /**

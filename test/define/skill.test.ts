@@ -166,6 +166,11 @@ t.test('a dynamic skill: its frontmatter checked at registration and written bef
   fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'y' }, read: () => '', list: 3 as never }, NONE), /'list' must be a function/, 'a bad list')
   fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'y' }, read: () => '', files: {} } as never, NONE), /give 'read', not 'files'/, 'files on a dynamic skill')
   fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'y' }, read: () => '', reed: 1 } as never, NONE), /unknown option 'reed'/, 'a typo')
+  fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'y' }, read: () => '', ttl: -1 }, NONE), /'ttl' must be a non-negative integer \(milliseconds a client may keep a read\), got -1/, 'a bad ttl')
+  fails(t, () => compileDynamicSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd', description: 'y' }, read: () => '', ttl: 'x' as never }, NONE), /'ttl' must be a non-negative integer/, 'a ttl that is not a number')
+  t.equal(skill.files.get(skill.uri)!.ttl, 0, 'generated content: read afresh by default')
+  t.equal(skill.dynamic!.ttl, 0)
+  t.equal(compileDynamicSkill({ path: 'k', resources: 'dynamic', frontmatter: { name: 'k', description: 'K' }, read: () => '', ttl: 5000 }, NONE).dynamic!.ttl, 5000)
 })
 
 t.test('fileInSkill: only a plain path under the root; traversal, encoded separators and hidden segments find nothing', async (t) => {
