@@ -337,6 +337,8 @@ t.test('skills: { directory?, definitions?, maxFileSize?, directoryRead? }, the 
 t.test("Fastify's register options: prefix normalised, logLevel and logSerializers under routeOptions (whose own win)", async (t) => {
   t.equal(resolveOptions({ ...base, prefix: '/ai/' } as any).prefix, '/ai')
   t.equal(resolveOptions({ ...base, prefix: '/' } as any).prefix, '')
+  t.equal(resolveOptions({ ...base, prefix: '/ai' } as any).prefix, '/ai')
+  t.same(resolveOptions({ ...base, logSerializers: { res: String } } as any).routeOptions.plain, { logSerializers: { res: String } })
   const serializers = { req: (value: unknown) => value }
   t.same(resolveOptions({ ...base, logLevel: 'warn', logSerializers: serializers } as any).routeOptions.plain, { logLevel: 'warn', logSerializers: serializers })
   t.same(resolveOptions({ ...base, logLevel: 'warn', routeOptions: { logLevel: 'error' } } as any).routeOptions.plain, { logLevel: 'error' }, "routeOptions' own wins")

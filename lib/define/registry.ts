@@ -105,8 +105,8 @@ export class Registry {
 
   /** Deletes `key` from `map`, noting how to undo it while `all` runs. */
   private forget<K, V> (map: Map<K, V>, key: K): void {
-    const value = map.get(key)
-    if (value === undefined) return
+    // only called for a key that is there (dropSkill checks what it takes out)
+    const value = map.get(key) as V
     map.delete(key)
     this.journal?.push(() => map.set(key, value))
   }

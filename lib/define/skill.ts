@@ -320,7 +320,7 @@ export function compileDynamicSkill (def: DynamicSkillDefinition, scopes: Readon
   if (typeof def.read !== 'function') fail(who, `'read' must be a function (file, ctx) => text or bytes, got ${kind(def.read)}`)
   if (def.list !== undefined && typeof def.list !== 'function') fail(who, `'list' must be a function (ctx) => the skill's file paths, got ${kind(def.list)}`)
   const ttl = def.ttl ?? 0
-  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) fail(who, `'ttl' must be a non-negative integer (milliseconds a client may keep a read), got ${JSON.stringify(def.ttl) ?? kind(def.ttl)}`)
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) fail(who, `'ttl' must be a non-negative integer (milliseconds a client may keep a read), got ${typeof ttl === 'number' ? ttl : kind(ttl)}`)
   const access = requirementOf({ scope: def.scope }, scopes, (message) => fail(who, message))
   const root = SKILL_SCHEME + def.path
   const uri = `${root}/${SKILL_MD}`

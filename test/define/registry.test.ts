@@ -80,6 +80,7 @@ t.test('skills: a SKILL.md is a listed resource, its other files found by URI; t
   t.equal(reg.scopedSkills(), true)
   reg.seal()
   t.throws(() => reg.addSkill({ path: 'd', files: { 'SKILL.md': skillMd('d') } }), { code: 'SAKE_ERR_REGISTER_AFTER_READY', message: /cannot register skill 'd' after the server is ready/ })
+  t.throws(() => reg.addSkill({ directory: '/srv/skills' }), { code: 'SAKE_ERR_REGISTER_AFTER_READY', message: /cannot register skill '\/srv\/skills' after the server is ready/ }, 'a folder names itself')
 })
 
 t.test('all: a folder of skills inside an array is taken back whole when a later definition fails', async (t) => {

@@ -254,3 +254,23 @@ t.test('a dynamic skill without list(): its folder shows its SKILL.md', async (t
   t.same([...plain.mcp.skills.keys()], ['skill://d/SKILL.md'], 'app.mcp.skills')
   t.same(plain.mcp.skills.get('skill://d/SKILL.md'), { uri: 'skill://d/SKILL.md', frontmatter: { name: 'd', description: 'D' }, resources: 'dynamic' })
 })
+
+t.test('request.mcp on a skill request: the skill or folder named, no config of the user\'s; a URI that is not a string names nothing', async (t) => {
+  const seen: unknown[] = []
+  const hooked = await build({ routeOptions: { preHandler: async (request: any) => { seen.push([request.mcp.method, request.mcp.config, request.mcp.resource]) } } })
+  t.teardown(() => hooked.close())
+  hooked.registerSkill({ path: 'a', files: { 'SKILL.md': md('a'), 'x.md': 'x' } })
+  t.ok((await send(hooked, modernRequest('skills/get', { uri: 'skill://a/SKILL.md' }))).body.result.skill)
+  t.ok((await send(hooked, modernRequest('resources/directory/read', { uri: 'skill://a' }))).body.result.resources)
+  t.same(seen, [['skills/get', undefined, undefined], ['resources/directory/read', undefined, undefined]])
+  const bad = (await send(hooked, modernRequest('resources/directory/read', { uri: 5 }))).body
+  t.same(bad.error, { code: -32602, message: 'Invalid params: resources/directory/read needs "uri" as a string' })
+  const view = hooked.mcp.skills
+  t.equal(view.size, 1)
+  t.ok(view.has('skill://a/SKILL.md'))
+  t.same([...view.values()].map((entry) => entry.uri), ['skill://a/SKILL.md'])
+  t.same([...view].map(([uri]) => uri), ['skill://a/SKILL.md'])
+  const each: string[] = []
+  view.forEach((entry, uri) => each.push(`${uri}=${String(entry.uri)}`))
+  t.same(each, ['skill://a/SKILL.md=skill://a/SKILL.md'])
+})
