@@ -2,7 +2,7 @@
 // `build()` returns the app without listening, so tests and server.js share it.
 import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify from 'fastify'
-import sake, { Type, defineTool, text, image, resource, resourceLink, toolError } from 'fastify-sake'
+import sake, { Type, defineTool, definePrompt, text, image, resource, resourceLink, toolError, ProtocolError } from 'fastify-sake'
 import { registerConformance } from './conformance.js'
 import { exampleAuth } from './auth.js'
 import { counter, counterIncrement } from './apps.js'
@@ -114,6 +114,7 @@ const Note = Type.Object({ id: Type.Integer(), text: Type.String(), tags: Type.A
  */
 function notesRoutes (app, { scope }) {
   const notes = new Map([[1, { id: 1, text: 'Try the route tools', tags: ['mcp'] }]])
+  notesResourceAndPrompt(app, notes)
   app.get('/notes/:id', {
     schema: {
       summary: 'Reads a note',
@@ -142,6 +143,34 @@ function notesRoutes (app, { scope }) {
 }
 
 /**
+ * A resource and a prompt over the same notes: every note as one JSON document (`notes://all`, read
+ * with resources/read), and a prompt that asks a model to review one note (its `id` completed from
+ * the notes there are).
+ */
+function notesResourceAndPrompt (app, notes) {
+  app.registerResource({
+    uri: 'notes://all',
+    name: 'notes',
+    title: 'All notes',
+    description: 'Every note of the service, as JSON',
+    mimeType: 'application/json',
+    read: () => JSON.stringify([...notes.values()])
+  })
+  app.registerPrompt(definePrompt({
+    name: 'review_note',
+    title: 'Review a note',
+    description: 'Asks for a review of one note, with tags to add',
+    args: { id: Type.String({ description: 'The note id (notes://all lists them)' }) },
+    complete: (_argument, partial) => [...notes.keys()].map(String).filter((id) => id.startsWith(partial)),
+    get: ({ id }) => {
+      const note = notes.get(Number(id))
+      if (note === undefined) throw new ProtocolError(-32602, `Invalid params: there is no note ${id}; notes://all lists them`)
+      return `Review this note. Say what is unclear, and suggest up to three tags (it has: ${note.tags.join(', ') || 'none'}).\n\n${note.text}`
+    }
+  }))
+}
+
+/**
  * `options.conformance` (or CONFORMANCE=1 in the environment) adds the fixtures of the official
  * conformance suite from conformance.js: `npm run conformance` starts the server that way.
  * `options.auth` (or AUTH=1) turns authorization on for a server at `options.baseUrl` (see auth.js).
@@ -155,7 +184,7 @@ export async function build (options = {}) {
   await app.register(sake, {
     name: 'example-server',
     version: '0.1.0',
-    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, count (a long-running tool that runs as a task), and a counter (an MCP App). The skill skill://count-then-greet/SKILL.md shows how to use count and greet together.',
+    instructions: 'Example tools: add numbers, echo text, greet someone (asks for a name), a showcase of content blocks, count (a long-running tool that runs as a task), and a counter (an MCP App); notes through get_note and create_note, the resource notes://all and the prompt review_note. The skill skill://count-then-greet/SKILL.md shows how to use count and greet together.',
     // a fleet shares this key (openssl rand -base64 32); without it each process makes its own, with a warning
     requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
     // REDIS_URL (redis://127.0.0.1:6379): 2025 sessions, resumable streams, the bus and tasks shared by every instance on it

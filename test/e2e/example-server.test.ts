@@ -147,6 +147,27 @@ t.test("greet's complete: completion/complete with ref/tool offers the names tha
   t.same(result.completion.values, ['Grace'])
 })
 
+t.test('a resource and a prompt by default, in both eras: notes://all and review_note (its id completed), an unknown note refused', async (t) => {
+  const { client: modern } = await modernClient(t, server.url, { name: 'notes-modern', version: '1.0.0' })
+  const { client: legacy } = await legacyClient(t, server.url, { name: 'notes-legacy', version: '1.0.0' })
+  for (const [era, client] of [['2026-07-28', modern], ['2025-11-25', legacy]] as const) {
+    const { resources } = await (client as any).listResources()
+    t.match(resources.find((r: any) => r.uri === 'notes://all'), { name: 'notes', mimeType: 'application/json' }, `${era}: listed`)
+    const read = await (client as any).readResource({ uri: 'notes://all' })
+    t.same(JSON.parse(read.contents[0].text)[0], { id: 1, text: 'Try the route tools', tags: ['mcp'] }, `${era}: read`)
+    const { prompts } = await (client as any).listPrompts()
+    t.match(prompts.find((p: any) => p.name === 'review_note'), { title: 'Review a note', arguments: [{ name: 'id', required: true }] }, `${era}: the prompt listed`)
+    const got = await (client as any).getPrompt({ name: 'review_note', arguments: { id: '1' } })
+    t.match(got.messages[0].content.text, /^Review this note\. .*\(it has: mcp\)\.\n\nTry the route tools$/s, `${era}: the note in the prompt`)
+    const missing = await (client as any).getPrompt({ name: 'review_note', arguments: { id: '99' } }).then(() => undefined, (err: any) => err)
+    t.equal(missing?.code, -32602, `${era}: an unknown note is -32602`)
+    t.match(missing?.message, /there is no note 99; notes:\/\/all lists them/)
+    const completed = await (client as any).complete({ ref: { type: 'ref/prompt', name: 'review_note' }, argument: { name: 'id', value: '' } })
+    const ids = JSON.parse((await (client as any).readResource({ uri: 'notes://all' })).contents[0].text).map((note: any) => String(note.id))
+    t.same(completed.completion.values, ids, `${era}: the ids completed are the notes' (other tests add notes)`)
+  }
+})
+
 t.test('SIGTERM: the example server exits by itself, within its one-second grace for open sockets', async (t) => {
   const started = Date.now()
   t.equal(await server.stop(), null, 'exited on its own, not killed after 10 s')
