@@ -234,6 +234,22 @@ function decorate (app: FastifyInstance, registry: Registry, options: ResolvedOp
       return served === registry ? requestInfo(this, registry) : routeToolInfo(this)
     }
   })
+  nullElsewhere(app)
+}
+
+/**
+ * `request.mcp` is null on every route of the app, as its type says, also on those of contexts
+ * outside the one the plugin was registered in (a child context's decorators never reach its
+ * parent). Fastify has no public handle on the root context; a context is made from its parent
+ * with `Object.create`, so the root is the last of the prototypes with `decorateRequest`. Its
+ * request prototype gets a getter of null, which every context's requests inherit and ours shadow.
+ * `test/index.test.ts` checks it, so that a Fastify that made contexts otherwise fails there.
+ */
+function nullElsewhere (app: FastifyInstance): void {
+  let root = app
+  for (let parent = Object.getPrototypeOf(root); typeof parent?.decorateRequest === 'function'; parent = Object.getPrototypeOf(parent)) root = parent
+  if (root === app || root.hasRequestDecorator('mcp')) return
+  root.decorateRequest('mcp', { getter: () => null })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */

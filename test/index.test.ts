@@ -385,3 +385,28 @@ t.test("Fastify's register options: prefix puts every route of the plugin below 
   await t.rejects(async () => { await Fastify().register(sake, { name: 'x', version: '1', logLevel: 3 as never }) }, { message: /option 'logLevel' must be a log level/ })
   await t.rejects(async () => { await Fastify().register(sake, { name: 'x', version: '1', logSerializers: 'x' as never }) }, { message: /option 'logSerializers' must be an object of serializers/ })
 })
+
+t.test('request.mcp is null on every other route of the app, in the plugin\'s context and outside it (a plugin registered in a child context)', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const seen: Record<string, unknown> = {}
+  app.get('/root-before', async (request) => { seen.rootBefore = request.mcp; return 'x' })
+  await app.register(async (sibling) => {
+    sibling.get('/sibling', async (request) => { seen.sibling = request.mcp; return 'x' })
+  })
+  await app.register(async (child) => {
+    await child.register(sake, { name: 'child', version: '1' })
+    child.get('/child-route', async (request) => { seen.child = request.mcp; return 'x' })
+  }, { prefix: '/c' })
+  await app.register(async (other) => {
+    await other.register(sake, { name: 'other', version: '1' })
+  }, { prefix: '/o' })
+  app.get('/root-after', async (request) => { seen.rootAfter = request.mcp; return 'x' })
+  for (const url of ['/root-before', '/sibling', '/c/child-route', '/root-after']) t.equal((await app.inject(url)).statusCode, 200, url)
+  t.same(seen, { rootBefore: null, sibling: null, child: null, rootAfter: null }, 'null everywhere, not undefined')
+  const rootApp = Fastify()
+  t.teardown(() => rootApp.close())
+  await rootApp.register(sake, { name: 'root', version: '1' })
+  rootApp.get('/plain', async (request) => ({ mcp: request.mcp }))
+  t.same(JSON.parse((await rootApp.inject('/plain')).body), { mcp: null }, 'registered at the root: null too')
+})
