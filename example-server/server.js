@@ -1,6 +1,6 @@
 // Starts the example server: `npm start` (HOST and PORT override 127.0.0.1:3000; PORT=0 picks a
 // free port; AUTH=1 turns authorization on, see auth.js; REDIS_URL and MCP_STATE_KEY make it one
-// instance of a fleet, see the README's "Running several instances"; DRAIN_DELAY, below).
+// instance of a fleet, see docs/fleet.md; DRAIN_DELAY, below).
 import { createServer } from 'node:net'
 import { build } from './app.js'
 
@@ -21,10 +21,11 @@ await app.listen({ host, port })
 const { port: actual } = app.server.address()
 app.log.info(`MCP endpoint: http://${shown}:${actual}${app.mcp.path}`)
 
-// A rolling deploy (README, "Behind a gateway"): at SIGTERM the instance first drains (/ready answers
-// 503 for DRAIN_DELAY ms, default 0, while every request is still served: set it to the gateway's
-// check interval times its fall count), then closes: calls in flight finish within the plugin's
-// closeTimeout (10 s), open streams are handed to the fleet, tasks finish or fail.
+// A rolling deploy (docs/fleet.md, "Draining and rolling deploys"): at SIGTERM the instance first
+// drains (/ready answers 503 for DRAIN_DELAY ms, default 0, while every request is still served:
+// set it to the gateway's check interval times its fall count), then closes: calls in flight
+// finish within the plugin's closeTimeout (10 s), open streams are handed to the fleet, tasks
+// finish or fail.
 // app.close() also waits for every open connection, and Node never counts as idle a socket that
 // has not sent a request yet (nodejs/node#63452; Node's fetch opens such a socket after an aborted
 // SSE stream, nodejs/undici#5845): those are closed at once, and past the closeTimeout and a second,

@@ -84,7 +84,8 @@ export interface McpView {
   /**
    * The readiness signal for a rolling deploy: true from `drain()` (or the start of `app.close()`)
    * on. A readiness route answers 503 while it is true, so that the gateway's health check stops
-   * sending new requests here before the instance closes (README, "Behind a gateway").
+   * sending new requests here before the instance closes (docs/fleet.md, "Draining and rolling
+   * deploys").
    */
   readonly draining: boolean
   /**

@@ -102,7 +102,8 @@ export interface SakeOptions {
   keepAlive?: number
   /**
    * How long `app.close()` lets MCP calls in flight finish, in milliseconds, before their
-   * `ctx.signal` aborts (a rolling deploy: README, "Behind a gateway"). Default 10 seconds.
+   * `ctx.signal` aborts (a rolling deploy: docs/fleet.md, "Draining and rolling deploys"). Default
+   * 10 seconds.
    */
   closeTimeout?: number
   /** Legacy session settings. */

@@ -1,9 +1,9 @@
-// `auth.authenticate` with the real @fastify/jwt (issue 11), the README's recipe: tokens really
-// signed (HS256, the host's secret), verified by `request.jwtVerify()` with the audience and issuer
-// pinned, in a host that also has async onSend and onError hooks of its own (logging, metrics).
-// Both ways a host writes the hook: one that throws, and @fastify/jwt's README's
-// `try { await request.jwtVerify() } catch (err) { reply.send(err) }`. Both real clients over a
-// real port, and raw requests where a status or a header is the point.
+// `auth.authenticate` with the real @fastify/jwt (issue 11), the recipe of docs/authorization.md:
+// tokens really signed (HS256, the host's secret), verified by `request.jwtVerify()` with the
+// audience and issuer pinned, in a host that also has async onSend and onError hooks of its own
+// (logging, metrics). Both ways a host writes the hook: one that throws, and @fastify/jwt's
+// README's `try { await request.jwtVerify() } catch (err) { reply.send(err) }`. Both real clients
+// over a real port, and raw requests where a status or a header is the point.
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import fastifyJwt from '@fastify/jwt'

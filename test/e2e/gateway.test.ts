@@ -1,4 +1,4 @@
-// The gateway recipes of the README's "Behind a gateway" (issue 29): the shipped gateway/haproxy.cfg
+// The gateway recipes of docs/gateways.md, "Behind a gateway" (issue 29): the shipped gateway/haproxy.cfg
 // and gateway/nginx.conf, run by Debian's haproxy and nginx in front of two example servers on one
 // redis-server (REDIS_URL, one MCP_STATE_KEY), every one a child process. Each gateway adds
 // X-Served-By (the instance's address), which is how a test knows who answered.
@@ -244,9 +244,10 @@ t.test('haproxy.cfg\'s health check, sent as HAProxy sends it, reads the readine
   t.same(await res.json(), { ready: true })
 })
 
-t.test('the README\'s "Behind a gateway" shows the routing rules of haproxy.cfg as they are', async (t) => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-  const section = readme.slice(readme.indexOf('\n## Behind a gateway\n'))
+t.test('docs/gateways.md ("Behind a gateway") shows the routing rules of haproxy.cfg as they are', async (t) => {
+  const page = readFileSync(new URL('../../docs/gateways.md', import.meta.url), 'utf8')
+  t.ok(page.startsWith('# Behind a gateway\n'))
+  const section = page.slice(page.indexOf('- **Routing on the headers.**'))
   const shown = /```\n([\s\S]*?)```/.exec(section)![1]!.split('\n').map((line) => line.trim()).filter((line) => line !== '')
   const config = new Set(readFileSync(new URL('../../gateway/haproxy.cfg', import.meta.url), 'utf8').split('\n').map((line) => line.trim()))
   t.ok(shown.length >= 3)

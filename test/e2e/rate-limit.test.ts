@@ -1,7 +1,8 @@
-// Per-tool limits with the real @fastify/rate-limit, keyed on request.mcp, the README's recipe:
-// `hook: 'preHandler'` (the body is read, so a 2025 session's call, which sends no Mcp-Name, is
-// known too), a key per caller and tool, and a smaller `max` for the expensive tool. Both real
-// clients, over a real port: the third call of `report` is refused, `add` goes on.
+// Per-tool limits with the real @fastify/rate-limit, keyed on request.mcp, the recipe of
+// docs/fastify.md ("Per-tool rate limits"): `hook: 'preHandler'` (the body is read, so a 2025
+// session's call, which sends no Mcp-Name, is known too), a key per caller and tool, and a smaller
+// `max` for the expensive tool. Both real clients, over a real port: the third call of `report` is
+// refused, `add` goes on.
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import rateLimit from '@fastify/rate-limit'

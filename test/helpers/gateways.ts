@@ -48,7 +48,7 @@ export function program (name: GatewayKind): string {
 /**
  * The shipped recipe with its listening address and the two instance addresses replaced, and
  * nothing else changed; throws when the file no longer holds all three (the tests would then
- * run something the README does not describe).
+ * run something docs/gateways.md does not describe).
  */
 export function recipe (file: string, listen: string, a: string, b: string): string {
   const text = readFileSync(join(recipes, file), 'utf8')

@@ -5,14 +5,15 @@
 //   (an injected request is off loopback when it says so with `remoteAddress`);
 // - app.inject gets the decision a socket gets: its fake socket is the loopback connection it
 //   simulates, so the default applies (issue 11, item 10);
-// - allowedOrigins as the host's function, and as 'cors' with the real @fastify/cors, including the
-//   README's recipe for browser clients (issue 11, item 9);
+// - allowedOrigins as the host's function, and as 'cors' with the real @fastify/cors: with
+//   hand-written options (issue 11, item 9) and with the recipe of docs/browser-clients.md, mcpCors
+//   (issue 31; test/http/cors.test.ts runs mcpCors itself, and from a real browser);
 // - what registration accepts and refuses, with the messages, and the helpers the checks are built on.
 import t, { type Test } from 'tap'
 import { readFile } from 'node:fs/promises'
 import Fastify, { type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
-import sake, { Type, type SakeOptions } from '../../lib/index.js'
+import sake, { Type, mcpCors, type SakeOptions } from '../../lib/index.js'
 import { resolveOptions } from '../../lib/options.js'
 import { isLoopback, splitHost } from '../../lib/http/origin.js'
 import { build, listen, portOf, refusesRegister } from '../helpers/app.js'
@@ -303,13 +304,13 @@ t.test('allowedOrigins as a function of the origin and the request', async (t) =
   })
 })
 
-/** Options of the README's recipe for browser clients (section "Browser clients"): keep them in step. */
+/** The origins of docs/browser-clients.md's recipe, and the hand-written @fastify/cors options its "By hand" gives: keep them in step. */
 const BROWSER_ORIGINS = ['https://app.example.com', 'http://localhost:5173']
 const ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID', 'Mcp-Param-Precision']
 const EXPOSED_HEADERS = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'WWW-Authenticate']
 const METHODS = ['GET', 'POST', 'DELETE']
 
-/** The README's recipe: @fastify/cors with the one list of origins, and the plugin deferring to it. */
+/** @fastify/cors by hand with the one list of origins, and the plugin deferring to it. */
 async function browserApp (corsOptions: Record<string, unknown> = {}, sakeOptions: Partial<SakeOptions> = {}, fastifyOptions: Record<string, unknown> = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, ...fastifyOptions })
   await app.register(cors, { origin: BROWSER_ORIGINS, methods: METHODS, allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED_HEADERS, ...corsOptions })
@@ -450,16 +451,47 @@ t.test("allowedOrigins: 'cors' follows whatever @fastify/cors decided", async (t
   })
 })
 
-t.test('the README shows the recipe these tests run', async (t) => {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
+t.test("docs/browser-clients.md's recipe: @fastify/cors with mcpCors, the plugin following its origins", async (t) => {
+  const app = Fastify({ logger: false })
+  await app.register(cors, mcpCors({ origin: BROWSER_ORIGINS }))
+  await app.register(sake, { name: 'my-service', version: '1.0.0', allowedOrigins: 'cors' })
+  app.registerTool({
+    name: 'add',
+    args: { a: Type.Number(), b: Type.Number(), precision: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, header: 'Precision' })) },
+    execute: ({ a, b }) => ({ sum: a + b })
+  })
+  t.teardown(() => app.close())
+  const origin = 'http://localhost:5173'
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/mcp',
+    headers: { origin, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'content-type, mcp-session-id, mcp-protocol-version, mcp-param-precision' }
+  })
+  t.equal(preflight.statusCode, 204)
+  t.equal(preflight.headers['access-control-allow-origin'], origin)
+  t.equal(preflight.headers['access-control-allow-methods'], METHODS.join(', '), 'DELETE among them: a 2025 session ends with one')
+  t.equal(preflight.headers['access-control-allow-headers'], 'content-type, mcp-session-id, mcp-protocol-version, mcp-param-precision', "the quick start's Mcp-Param-Precision too")
+  const init = await app.inject(post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'browser', version: '1' } } }, { origin }))
+  t.equal(init.statusCode, 200)
+  t.match(init.headers['access-control-expose-headers'], /(^|, )Mcp-Session-Id(,|$)/, 'the page may read its session')
+  const call = await app.inject(modernRequest('tools/call', { name: 'add', arguments: { a: 1, b: 2, precision: 0 } }, { origin: BROWSER_ORIGINS[0]!, 'mcp-param-precision': '0' }))
+  t.same(rpc(call).result.structuredContent, { sum: 3 })
+  const end = await app.inject({ method: 'DELETE', url: '/mcp', headers: { origin, 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' } })
+  t.equal(end.statusCode, 204)
+  const refused = await send(app, modernRequest('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }, { origin: 'https://evil.example' }))
+  t.equal(refused.status, 403, 'an origin not in the list: refused by the plugin, as CORS would')
+})
+
+t.test('docs/browser-clients.md shows the recipe these tests run, and the hand-written options', async (t) => {
+  // whitespace as one space: a code span may wrap across lines
+  const page = (await readFile(new URL('../../docs/browser-clients.md', import.meta.url), 'utf8')).replace(/\s+/g, ' ')
   const list = (items: string[]): string => `[${items.map((item) => `'${item}'`).join(', ')}]`
   for (const line of [
-    `origin: ${list(BROWSER_ORIGINS)}`,
+    `await app.register(cors, mcpCors({ origin: ${list(BROWSER_ORIGINS)} }))`,
+    "await app.register(sake, { name: 'my-service', version: '1.0.0', allowedOrigins: 'cors' })",
     `methods: ${list(METHODS)}`,
-    `allowedHeaders: ${list(ALLOWED_HEADERS)}`,
-    `exposedHeaders: ${list(EXPOSED_HEADERS)}`,
-    "allowedOrigins: 'cors'"
-  ]) t.ok(readme.includes(line), line)
+    `exposedHeaders: ${list(EXPOSED_HEADERS)}`
+  ]) t.ok(page.includes(line), line)
 })
 
 t.test('the options and the helpers behind the checks (was origin/options)', async (t) => {
