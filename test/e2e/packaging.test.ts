@@ -1,14 +1,17 @@
 // The package as its users install it: `fastify` is theirs (a peer dependency, never bundled, so
 // the type augmentation lands on their copy); CommonJS projects `require()` it; and the lowest
 // Fastify the peer range claims (5.0.0, installed as the fastify-lowest alias) runs it. The types
-// are checked against that Fastify too (types/lowest/tsconfig.json, in npm test).
+// are checked against that Fastify too (types/lowest/tsconfig.json, in npm test). The tarball
+// carries the documentation: every document the README and docs/ link (issue 31).
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { join, relative } from 'node:path'
 import sake, { Type } from '../../lib/index.js'
+import { markdownLinks } from '../helpers/markdown.js'
 
 const root = new URL('../../', import.meta.url)
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
@@ -89,4 +92,26 @@ t.test('fastify-sake/client: the subpath export, built into dist, and it loads n
   const named = [...packages].filter((name) => !name.startsWith('node:'))
   t.notOk(named.some((name) => name === 'fastify' || name.startsWith('fastify/')), 'not fastify: a { url } client runs without it')
   t.same(named.filter((name) => !(name in pkg.dependencies)), [], 'only the package\'s own dependencies (values.ts reads TypeBox\'s Kind)')
+})
+
+t.test('the tarball ships the docs, the changelog and every document the README and docs/ link', async (t) => {
+  const cwd = fileURLToPath(root)
+  // --ignore-scripts: `prepare` would rebuild dist/ under the feet of the tests running beside this one
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd })
+  const shipped = new Set<string>(JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path))
+  const pages = readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)
+  t.ok(pages.length > 10)
+  for (const path of ['README.md', 'CHANGELOG.md', 'LICENSE', 'package.json', 'dist/index.js', 'dist/client/index.js', ...pages]) t.ok(shipped.has(path), `ships ${path}`)
+  let checked = 0
+  for (const document of ['README.md', 'CHANGELOG.md', ...pages]) {
+    for (const { target, line } of markdownLinks(readFileSync(new URL(document, root), 'utf8'))) {
+      const location = target.split('#')[0]!
+      // another site (the repository's own files that do not ship are linked on GitHub), or the page itself
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || location === '') continue
+      const path = relative(cwd, join(cwd, document, '..', location))
+      checked++
+      t.ok(shipped.has(path), `${document}:${line} links ${path}, which the tarball ships`)
+    }
+  }
+  t.ok(checked > 50, `${checked} relative links`)
 })
