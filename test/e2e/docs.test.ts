@@ -81,7 +81,9 @@ t.test('the check finds what is broken', async (t) => {
     '`[not a link](nowhere.md)`',
     '```md',
     '[not a link](nowhere.md)',
-    '```'
+    '```',
+    'A code span that `wraps',
+    '[not a link](nowhere.md)` ends here; [bad](#after-the-span)'
   ].join('\n')
   t.same(brokenLinks('docs/page.md', text), [
     'docs/page.md:6: #nowhere: no heading of docs/page.md has the anchor #nowhere',
@@ -90,7 +92,8 @@ t.test('the check finds what is broken', async (t) => {
     'docs/page.md:6: ../LICENSE#x: #x on LICENSE, which is no markdown file',
     `docs/page.md:7: ${REPOSITORY}/blob/main/gateway: gateway is a folder (GitHub links a folder with tree/)`,
     `docs/page.md:7: ${REPOSITORY}/blob/main/nothing.md: no nothing.md in the repository`,
-    `docs/page.md:7: ${REPOSITORY}/issues: a link into the repository is .../blob/main/<file> or .../tree/main/<folder>`
+    `docs/page.md:7: ${REPOSITORY}/issues: a link into the repository is .../blob/main/<file> or .../tree/main/<folder>`,
+    'docs/page.md:13: #after-the-span: no heading of docs/page.md has the anchor #after-the-span'
   ])
 })
 

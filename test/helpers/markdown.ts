@@ -24,19 +24,21 @@ export function codeBlocks (markdown: string): CodeBlock[] {
   return blocks
 }
 
-/** The text without its fenced code blocks and inline code spans: where links and headings are read. */
+/**
+ * The text's lines without its fenced code blocks and inline code spans: where links are read.
+ * A span may wrap onto the next line (not across a blank one); its newlines stay, so every line
+ * keeps its number.
+ */
 function prose (markdown: string): string[] {
-  const out: string[] = []
   let fenced = false
-  for (const line of markdown.split('\n')) {
+  const unfenced = markdown.split('\n').map((line) => {
     if (/^\s*```/.test(line)) {
       fenced = !fenced
-      out.push('')
-      continue
+      return ''
     }
-    out.push(fenced ? '' : line.replace(/`[^`]*`/g, ''))
-  }
-  return out
+    return fenced ? '' : line
+  }).join('\n')
+  return unfenced.replace(/`(?:[^`\n]|\n(?!\n))*`/g, (span) => span.replace(/[^\n]/g, '')).split('\n')
 }
 
 /** Every inline link's target outside code, with its line: `[text](target)`. */
