@@ -302,7 +302,7 @@ export {
   AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError, ShuttingDownError,
   SakeClientOptionError, SakeSkillDefinitionError
 } from './errors.js'
-export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
+export type { RequestStateRejection, RequestStateBindingPart, SakeErrorCode } from './errors.js'
 // the client's errors, from the client's own file (the one import of lib/client/ the server side makes,
 // .dependency-cruiser.mjs): the same classes as fastify-sake/client's, so instanceof works with either import
 export {
