@@ -122,21 +122,27 @@ export class SakeClientOptionError extends SakeError {
   }
 }
 
-/** The codes above, for `setErrorHandler` switches and the docs-parity test. */
-export const errorCodes = Object.freeze([
-  'SAKE_ERR_INVALID_OPTION',
-  'SAKE_ERR_INVALID_TOOL',
-  'SAKE_ERR_INVALID_HEADER',
-  'SAKE_ERR_DUPLICATE_TOOL',
-  'SAKE_ERR_INVALID_RESOURCE',
-  'SAKE_ERR_INVALID_PROMPT',
-  'SAKE_ERR_DUPLICATE_RESOURCE',
-  'SAKE_ERR_DUPLICATE_PROMPT',
-  'SAKE_ERR_INVALID_SKILL',
-  'SAKE_ERR_REGISTER_AFTER_READY',
-  'SAKE_ERR_INVALID_ROUTE_TOOL',
-  'SAKE_ERR_INVALID_CLIENT_OPTION'
-] as const)
+/**
+ * Each code above and its class, as `fastify.errorCodes` keys Fastify's own: `err instanceof
+ * errorCodes.SAKE_ERR_DUPLICATE_TOOL`, `err.code in errorCodes`, `Object.keys(errorCodes)`.
+ */
+export const errorCodes = Object.freeze({
+  SAKE_ERR_INVALID_OPTION: SakeOptionError,
+  SAKE_ERR_INVALID_TOOL: SakeToolDefinitionError,
+  SAKE_ERR_INVALID_HEADER: SakeHeaderDefinitionError,
+  SAKE_ERR_DUPLICATE_TOOL: SakeDuplicateToolError,
+  SAKE_ERR_INVALID_RESOURCE: SakeResourceDefinitionError,
+  SAKE_ERR_INVALID_PROMPT: SakePromptDefinitionError,
+  SAKE_ERR_DUPLICATE_RESOURCE: SakeDuplicateResourceError,
+  SAKE_ERR_DUPLICATE_PROMPT: SakeDuplicatePromptError,
+  SAKE_ERR_INVALID_SKILL: SakeSkillDefinitionError,
+  SAKE_ERR_REGISTER_AFTER_READY: SakeRegisterAfterReadyError,
+  SAKE_ERR_INVALID_ROUTE_TOOL: SakeRouteToolError,
+  SAKE_ERR_INVALID_CLIENT_OPTION: SakeClientOptionError
+} as const)
+
+/** A code of `errorCodes`. */
+export type SakeErrorCode = keyof typeof errorCodes
 
 /**
  * A protocol-level failure: answered as a JSON-RPC error with `code`, and with `status` as the

@@ -302,10 +302,13 @@ export {
   AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError, ShuttingDownError,
   SakeClientOptionError, SakeSkillDefinitionError
 } from './errors.js'
-export type { RequestStateRejection, RequestStateBindingPart } from './errors.js'
+export type { RequestStateRejection, RequestStateBindingPart, SakeErrorCode } from './errors.js'
 // the client's errors, from the client's own file (the one import of lib/client/ the server side makes,
 // .dependency-cruiser.mjs): the same classes as fastify-sake/client's, so instanceof works with either import
-export { RpcError, AuthChallengeError, HttpError, UnansweredInputError, type AuthChallenge } from './client/errors.js'
+export {
+  RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError,
+  type AuthChallenge, type SkillVerificationReason
+} from './client/errors.js'
 export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions, SkillsOptions } from './options.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'

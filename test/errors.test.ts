@@ -64,12 +64,19 @@ function classOf (code: string): string | undefined {
   return [...classes].find(([, Class]) => codeOf(Class) === code)?.[0]
 }
 
-t.test('errorCodes: exported, frozen, unique, all SAKE_ERR_', async (t) => {
+const codes = Object.keys(api.errorCodes) as Array<keyof typeof api.errorCodes>
+
+t.test('errorCodes: exported, frozen, keyed by code (as fastify.errorCodes), each its class', async (t) => {
   t.equal(api.errorCodes, errors.errorCodes)
   t.ok(Object.isFrozen(api.errorCodes))
-  t.equal(new Set(api.errorCodes).size, api.errorCodes.length, 'no code twice')
-  for (const code of api.errorCodes) t.match(code, /^SAKE_ERR_[A-Z_]+$/)
-  t.ok(api.errorCodes.length >= 5)
+  for (const code of codes) {
+    t.match(code, /^SAKE_ERR_[A-Z_]+$/)
+    t.equal(codeOf(api.errorCodes[code] as never), code, `${code} is the code of ${api.errorCodes[code].name}`)
+  }
+  t.ok(codes.length >= 5)
+  const err = new api.SakeDuplicateToolError('add')
+  t.ok(err instanceof api.errorCodes.SAKE_ERR_DUPLICATE_TOOL, 'instanceof, as with fastify.errorCodes')
+  t.ok(err.code in api.errorCodes)
 })
 
 /** The classes of lib/errors.ts that never reach users: refusals the edge turns into answers, a verifier's outcomes, a task's unasked or unanswered question. */
@@ -85,12 +92,12 @@ t.test('every error class in lib/errors.ts is exported by the package, but the i
 })
 
 t.test('each code is the code of exactly one exported SakeError class, and back', async (t) => {
-  for (const code of api.errorCodes) {
+  for (const code of codes) {
     const owners = [...classes].filter(([, Class]) => codeOf(Class) === code).map(([name]) => name)
     t.equal(owners.length, 1, `${code}: ${owners.join(', ') || 'no class'}`)
   }
   for (const [name, Class] of classes) {
-    t.ok(api.errorCodes.includes(codeOf(Class) as any), `${name}'s code is listed in errorCodes`)
+    t.ok(codeOf(Class) in api.errorCodes, `${name}'s code is listed in errorCodes`)
   }
 })
 
@@ -108,19 +115,19 @@ t.test('the classes behave as errors with a stable code', async (t) => {
 })
 
 t.test('docs/errors.md has one row per code, with its class, and no stale row', async (t) => {
-  t.same(docProblems(doc, api.errorCodes, classOf), [])
+  t.same(docProblems(doc, codes, classOf), [])
 })
 
 t.test('the parity check fails when it should', async (t) => {
-  const [first, second] = api.errorCodes
+  const [first, second] = codes
   const withoutFirst = doc.split('\n').filter((line) => !line.startsWith(`| \`${first}\``)).join('\n')
-  t.same(docProblems(withoutFirst, api.errorCodes, classOf), [`${first} is not in docs/errors.md`], 'a missing code')
-  t.same(docProblems(doc, api.errorCodes.filter((code) => code !== second), classOf), [`${second} is in docs/errors.md but is no longer a code`], 'a stale row')
+  t.same(docProblems(withoutFirst, codes, classOf), [`${first} is not in docs/errors.md`], 'a missing code')
+  t.same(docProblems(doc, codes.filter((code) => code !== second), classOf), [`${second} is in docs/errors.md but is no longer a code`], 'a stale row')
   const wrongClass = doc.replace(`| \`${first}\` | \`${classOf(first)!}\``, `| \`${first}\` | \`SakeError\``)
-  t.same(docProblems(wrongClass, api.errorCodes, classOf), [`${first}: the doc names class SakeError, the code belongs to ${classOf(first)!}`], 'a wrong class')
+  t.same(docProblems(wrongClass, codes, classOf), [`${first}: the doc names class SakeError, the code belongs to ${classOf(first)!}`], 'a wrong class')
   const emptyCell = doc.replace(new RegExp(`(\\| \`${first}\` \\| \`[A-Za-z]+\` \\| )[^|]+\\|`), '$1 |')
-  t.same(docProblems(emptyCell, api.errorCodes, classOf), [`${first}: the row needs Class, When and How to fix`], 'an empty cell')
-  t.same(docProblems('# nothing', api.errorCodes, classOf).length, api.errorCodes.length, 'no table at all')
+  t.same(docProblems(emptyCell, codes, classOf), [`${first}: the row needs Class, When and How to fix`], 'an empty cell')
+  t.same(docProblems('# nothing', codes, classOf).length, codes.length, 'no table at all')
 })
 
 t.test('docs/errors.md documents every JSON-RPC code the server sends', async (t) => {

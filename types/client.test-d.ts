@@ -4,8 +4,11 @@ import Fastify from 'fastify'
 import sake from 'fastify-sake'
 import {
   createClient, Client, RpcError, AuthChallengeError, HttpError, UnansweredInputError, SakeClientOptionError, TOOL_COMPLETION_EXTENSION,
-  type CallToolResult, type ClientOptions, type OnInput, type InputRequest, type Tool, type ServerDescription
+  SkillVerificationError, ServerCapabilityError, SKILLS_EXTENSION,
+  type CallToolResult, type ClientOptions, type OnInput, type InputRequest, type Tool, type ServerDescription,
+  type Skill, type SkillFile, type SkillFrontmatter, type SkillResource, type SkillVerificationReason, type Resource
 } from 'fastify-sake/client'
+import { SkillVerificationError as MainSkillVerificationError } from 'fastify-sake'
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
 function expectType<Expected> () {
@@ -76,6 +79,27 @@ expectType<'modern' | 'legacy' | undefined>()(inProcess.era)
 // @ts-expect-error prompt arguments are strings
 await inProcess.getPrompt('p', { n: 1 })
 
+// ---- skills (SEP-2640)
+expectType<'io.modelcontextprotocol/skills'>()(SKILLS_EXTENSION)
+const skills = await inProcess.listSkills({ fresh: true })
+expectType<Skill[]>()(skills)
+const skill = await inProcess.getSkill('skill://git-workflow/SKILL.md', { signal: AbortSignal.timeout(100) })
+expectType<SkillResource[] | 'dynamic'>()(skill.resources)
+expectType<string>()(skill.frontmatter.description)
+const file = await inProcess.readSkillFile(skill, 'references/GUIDE.md', { fresh: true })
+expectType<SkillFile>()(file)
+expectType<Uint8Array>()(file.bytes)
+expectType<string | undefined>()(file.text)
+expectType<boolean>()(file.verified)
+expectType<SkillFrontmatter | undefined>()(file.frontmatter)
+expectType<Resource[]>()(await inProcess.readSkillDirectory('skill://git-workflow/references'))
+// @ts-expect-error a file is named by its path or a URI, a string
+await inProcess.readSkillFile(skill, 1)
+// @ts-expect-error the skill is its entry, not its URI
+await inProcess.readSkillFile('skill://git-workflow/SKILL.md', 'SKILL.md')
+// @ts-expect-error a folder read has no cache to skip
+await inProcess.readSkillDirectory('skill://git-workflow', { fresh: true })
+
 // ---- errors
 const err: unknown = new Error('x')
 if (err instanceof RpcError) expectType<number>()(err.code)
@@ -83,4 +107,11 @@ if (err instanceof AuthChallengeError) expectType<readonly string[]>()(err.scope
 if (err instanceof HttpError) expectType<number>()(err.status)
 if (err instanceof UnansweredInputError) expectType<string>()(err.key)
 if (err instanceof SakeClientOptionError) expectType<string>()(err.code)
+if (err instanceof SkillVerificationError) {
+  expectType<'entry' | 'unlisted' | 'size' | 'digest' | 'frontmatter'>()(err.reason)
+  expectType<SkillVerificationReason>()(err.reason)
+  expectType<string>()(err.skill)
+}
+if (err instanceof MainSkillVerificationError) expectType<string>()(err.uri)
+if (err instanceof ServerCapabilityError) expectType<string>()(err.capability)
 await overHttp.close()

@@ -186,7 +186,9 @@ app.mcp.tools.set('x', { name: 'x' })
 expectType<string>()(new SakeOptionError('x').code)
 const sakeErr: SakeError = new SakeOptionError('x')
 void sakeErr
-expectType<readonly string[]>()(errorCodes as readonly string[])
+expectType<typeof SakeOptionError>()(errorCodes.SAKE_ERR_INVALID_OPTION)
+// @ts-expect-error not a code
+void errorCodes.SAKE_ERR_NOPE
 void new ToolError('x')
 
 // ---- a custom session store fits the interface

@@ -4,13 +4,14 @@
  * headers, the answer read as JSON or as an event stream, and the server's questions answered
  * from `onInput`: as multi round-trip rounds in 2026-07-28, as responses POSTed back in 2025.
  */
-import { AuthChallengeError, HttpError, RpcError, UnansweredInputError } from './errors.js'
+import { AuthChallengeError, HttpError, RpcError, ServerCapabilityError, SkillVerificationError, UnansweredInputError } from './errors.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO } from '../spec/meta-keys.js'
 import { HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
 import { MODERN_VERSIONS, isLegacyVersion } from '../spec/eras.js'
 import { encodeHeaderValue } from '../spec/headers.js'
 import { NAME_SOURCE } from '../spec/methods.js'
 import { TASKS_EXTENSION } from '../spec/tasks.js'
+import { SKILLS_EXTENSION } from '../spec/skills.js'
 import type { HeaderParam } from '../define/header-params.js'
 import { isObject } from '../values.js'
 import { checkCallOptions, type FetchLike, type ResolvedOptions } from './options.js'
@@ -19,9 +20,10 @@ import { readEvents } from './sse.js'
 import { parseChallenges } from './www-authenticate.js'
 import { LEGACY_KEY, answerFor, capabilitiesFor } from './input.js'
 import { headerParamsOf, paramHeaders } from './tool-headers.js'
+import { checkEntry, checkFileArguments, checkUriArgument, entryProblem, fileOf, verifiedFile } from './skills.js'
 import type {
   CallToolResult, CompleteRef, CompleteResult, GetPromptResult, InputAnswer, InputRequest, LogLevel, LogMessage, OnInput,
-  Progress, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDescription, Tool, Unanswered
+  Progress, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDescription, Skill, SkillFile, Tool, Unanswered
 } from './types.js'
 
 const MODERN = MODERN_VERSIONS[0]
@@ -148,10 +150,7 @@ export class Client {
   async discover (options: ListOptions = {}): Promise<ServerDescription> {
     checkCallOptions(options)
     await this.#ready()
-    if (this.#era === 'legacy') return this.#description!
-    const result = await this.#cached('server/discover', options, async () => await this.#request('server/discover', {}, options)) as Message
-    this.#description = describeModern(result)
-    return this.#description
+    return await this.#describe(options)
   }
 
   /** Every tool, through every page (cached for the pages' `ttlMs`). A tool with an invalid `x-mcp-header` is left out, as the spec asks. */
@@ -214,10 +213,7 @@ export class Client {
   async readResource (uri: string, options: CallOptions & { fresh?: boolean } = {}): Promise<ReadResourceResult> {
     checkCallOptions(options)
     await this.#ready()
-    let rounds = 0
-    return await this.#cached(`resources/read\n${uri}`, options, async () => {
-      return await this.#rounds('resources/read', { uri }, options, {}, false, () => { rounds++ })
-    }, () => rounds === 0) as ReadResourceResult
+    return (await this.#readResource(uri, options)).result
   }
 
   /** Every prompt, through every page (cached). */
@@ -242,6 +238,72 @@ export class Client {
     const params: Record<string, unknown> = { ref, argument }
     if (Object.keys(context).length > 0) params.context = { arguments: context }
     return await this.#request('completion/complete', params, options) as CompleteResult
+  }
+
+  // -- skills (the Skills extension, SEP-2640) -----------------------------------------------------
+
+  /**
+   * Every skill, through every page (cached): each entry with its frontmatter and its files'
+   * digests. An entry that breaks the extension's rules is left out, as hosts must not load it.
+   * A server that does not declare the extension is not asked (`ServerCapabilityError`).
+   */
+  async listSkills (options: ListOptions = {}): Promise<Skill[]> {
+    checkCallOptions(options)
+    await this.#ready()
+    await this.#skillsDeclared('skills/list', options, false)
+    const skills = await this.#list('skills/list', 'skills', options)
+    return skills.filter((entry): entry is Skill => entryProblem(entry) === undefined)
+  }
+
+  /** One skill's entry, by the URI of its `SKILL.md` (cached); one that breaks the extension's rules is a `SkillVerificationError`. */
+  async getSkill (uri: string, options: ListOptions = {}): Promise<Skill> {
+    checkCallOptions(options)
+    checkUriArgument('getSkill', uri, "the URI of a skill's SKILL.md ('skill://git-workflow/SKILL.md')")
+    await this.#ready()
+    await this.#skillsDeclared('skills/get', options, false)
+    const result = await this.#cached(`skills/get\n${uri}`, options, async () => await this.#request('skills/get', { uri }, options)) as Message
+    const skill = result.skill
+    checkEntry(skill, uri)
+    if (skill.uri !== uri) throw new SkillVerificationError('entry', uri, uri, `${uri}: skills/get answered with the entry of another skill, ${skill.uri}`)
+    return skill
+  }
+
+  /**
+   * Reads a file of a skill (`resources/read`), named by its path in the skill's folder
+   * (`'references/GUIDE.md'`) or by a URI its entry lists, and verifies it against the entry: a
+   * file the entry does not list is not read; the bytes must have the entry's size and digest; the
+   * skill's own `SKILL.md` must carry the entry's frontmatter (parsed, compared field by field).
+   * Any failure is a `SkillVerificationError`. A dynamic skill's file has no digest: it comes back
+   * with `verified: false`. A copy from the cache that fails is read again once, fresh.
+   */
+  async readSkillFile (skill: Skill, file: string, options: CallOptions & { fresh?: boolean } = {}): Promise<SkillFile> {
+    checkCallOptions(options)
+    checkFileArguments(skill, file)
+    checkEntry(skill, skill.uri)
+    const { uri, listed } = fileOf(skill, file)
+    await this.#ready()
+    const first = await this.#readResource(uri, options)
+    try {
+      return verifiedFile(skill, uri, listed, first.result)
+    } catch (err) {
+      // a cached copy the entry no longer describes must be fetched again (the spec's lazy retrieval)
+      if (first.fetched || !(err instanceof SkillVerificationError)) throw err
+    }
+    return verifiedFile(skill, uri, listed, (await this.#readResource(uri, { ...options, fresh: true })).result)
+  }
+
+  /**
+   * The direct children of a folder (`resources/directory/read`), through every page: files and
+   * sub-folders (`mimeType: 'inode/directory'`). Asked only of a server that declares
+   * `directoryRead` (else `ServerCapabilityError`). A live view: a file it shows that the skill's
+   * entry does not list is still refused by `readSkillFile`.
+   */
+  async readSkillDirectory (uri: string, options: RequestOptions = {}): Promise<Resource[]> {
+    checkCallOptions(options)
+    checkUriArgument('readSkillDirectory', uri, "the URI of a skill's folder ('skill://git-workflow/references')")
+    await this.#ready()
+    await this.#skillsDeclared('resources/directory/read', options, true)
+    return (await this.#pages('resources/directory/read', { uri }, 'resources', options)).items as Resource[]
   }
 
   /** Any request, as it is (`ping`, `logging/setLevel`, an extension's): its result, or an `RpcError`. */
@@ -373,6 +435,32 @@ export class Client {
     if (this.#sessionLevel === level || this.#description?.capabilities.logging === undefined) return
     await this.#request('logging/setLevel', { level }, options)
     this.#sessionLevel = level
+  }
+
+  /** What the server says of itself: the 2025 session's `initialize` result, or `server/discover` (cached). */
+  async #describe (options: ListOptions): Promise<ServerDescription> {
+    if (this.#era === 'legacy') return this.#description!
+    const result = await this.#cached('server/discover', options, async () => await this.#request('server/discover', {}, options)) as Message
+    this.#description = describeModern(result)
+    return this.#description
+  }
+
+  /**
+   * Throws the `ServerCapabilityError` of a server that does not declare the Skills extension (or,
+   * for `directory`, its `directoryRead`): clients ask for skills only after seeing it declared.
+   * What the server said of itself is read once (`fresh` asks again).
+   */
+  async #skillsDeclared (method: string, options: ListOptions, directory: boolean): Promise<void> {
+    const description = this.#description !== undefined && options.fresh !== true ? this.#description : await this.#describe(options)
+    const extensions = description.capabilities.extensions
+    const settings = isObject(extensions) ? extensions[SKILLS_EXTENSION] : undefined
+    const where = `capabilities.extensions["${SKILLS_EXTENSION}"]`
+    if (!isObject(settings)) {
+      throw new ServerCapabilityError(method, SKILLS_EXTENSION, `${method}: the server does not declare the Skills extension (${where}), so the client does not ask it for skills`)
+    }
+    if (directory && settings.directoryRead !== true) {
+      throw new ServerCapabilityError(method, `${SKILLS_EXTENSION}.directoryRead`, `${method}: the server does not declare directoryRead: true in ${where}, so the client does not call it (a skill's entry, from getSkill, lists its files)`)
+    }
   }
 
   // -- requests ---------------------------------------------------------------------------------
@@ -684,25 +772,39 @@ export class Client {
   async #list (method: string, field: string, options: ListOptions): Promise<unknown[]> {
     checkCallOptions(options)
     await this.#ready()
-    const list = await this.#cached(method, options, async () => {
-      const items: unknown[] = []
-      let ttlMs = Infinity
-      let cacheScope: unknown
-      let cursor: unknown
-      const seen = new Set<unknown>()
-      do {
-        const page = await this.#request(method, cursor === undefined ? {} : { cursor }, options) as Message
-        if (Array.isArray(page[field])) items.push(...page[field] as unknown[])
-        ttlMs = Math.min(ttlMs, typeof page.ttlMs === 'number' ? page.ttlMs : 0)
-        cacheScope ??= page.cacheScope
-        seen.add(cursor)
-        cursor = page.nextCursor
-        // a server that hands back a cursor it gave before would page forever
-        if (cursor !== undefined && seen.has(cursor)) throw new HttpError(200, `${method}: the server returned the cursor ${JSON.stringify(cursor)} twice`, JSON.stringify(page))
-      } while (cursor !== undefined && cursor !== null)
-      return { items, ttlMs, cacheScope }
-    }) as { items: unknown[] }
+    const list = await this.#cached(method, options, async () => await this.#pages(method, {}, field, options)) as { items: unknown[] }
     return [...list.items]
+  }
+
+  /** Every page of a paged request, its items in `field` gathered, with the shortest `ttlMs` of the pages. */
+  async #pages (method: string, params: Record<string, unknown>, field: string, options: RequestOptions): Promise<{ items: unknown[], ttlMs: number, cacheScope: unknown }> {
+    const items: unknown[] = []
+    let ttlMs = Infinity
+    let cacheScope: unknown
+    let cursor: unknown
+    const seen = new Set<unknown>()
+    do {
+      const page = await this.#request(method, cursor === undefined ? params : { ...params, cursor }, options) as Message
+      if (Array.isArray(page[field])) items.push(...page[field] as unknown[])
+      ttlMs = Math.min(ttlMs, typeof page.ttlMs === 'number' ? page.ttlMs : 0)
+      cacheScope ??= page.cacheScope
+      seen.add(cursor)
+      cursor = page.nextCursor
+      // a server that hands back a cursor it gave before would page forever
+      if (cursor !== undefined && seen.has(cursor)) throw new HttpError(200, `${method}: the server returned the cursor ${JSON.stringify(cursor)} twice`, JSON.stringify(page))
+    } while (cursor !== undefined && cursor !== null)
+    return { items, ttlMs, cacheScope }
+  }
+
+  /** `resources/read` (cached for its `ttlMs` when it took no questions), and whether it was fetched now rather than taken from the cache. */
+  async #readResource (uri: string, options: CallOptions & { fresh?: boolean }): Promise<{ result: ReadResourceResult, fetched: boolean }> {
+    let rounds = 0
+    let fetched = false
+    const result = await this.#cached(`resources/read\n${uri}`, options, async () => {
+      fetched = true
+      return await this.#rounds('resources/read', { uri }, options, {}, false, () => { rounds++ })
+    }, () => rounds === 0) as ReadResourceResult
+    return { result, fetched }
   }
 }
 

@@ -105,3 +105,47 @@ export class UnansweredInputError extends Error {
     this.method = method
   }
 }
+
+/**
+ * Why a skill's file (or its entry) failed verification: an `'entry'` that breaks the Skills
+ * extension's rules (such a skill is not loaded), a file the entry does not list (`'unlisted'`),
+ * bytes of another `'size'` or `'digest'`, or a `SKILL.md` whose `'frontmatter'` is not the entry's.
+ */
+export type SkillVerificationReason = 'entry' | 'unlisted' | 'size' | 'digest' | 'frontmatter'
+
+/**
+ * `fastify-sake/client`: what a skill's server sent is not what its entry describes (SEP-2640's
+ * verification on read): the content must not be used. `uri` is the file's, `skill` the URI of the
+ * skill's `SKILL.md`; the message says what differed. Stale content is one cause: `getSkill` with
+ * `fresh: true` gets the current entry.
+ */
+export class SkillVerificationError extends Error {
+  readonly reason: SkillVerificationReason
+  readonly uri: string
+  readonly skill: string
+
+  constructor (reason: SkillVerificationReason, uri: string, skill: string, message: string) {
+    super(message)
+    this.name = 'SkillVerificationError'
+    this.reason = reason
+    this.uri = uri
+    this.skill = skill
+  }
+}
+
+/**
+ * `fastify-sake/client`: the call needs something the server does not declare in its
+ * capabilities (the Skills extension, or its `directoryRead`), so it was not sent: the spec has
+ * clients call those methods only on a server that declares them. `capability` names what is missing.
+ */
+export class ServerCapabilityError extends Error {
+  readonly method: string
+  readonly capability: string
+
+  constructor (method: string, capability: string, message: string) {
+    super(message)
+    this.name = 'ServerCapabilityError'
+    this.method = method
+    this.capability = capability
+  }
+}

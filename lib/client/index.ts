@@ -25,6 +25,10 @@ export { Client }
 export type { ClientOptions, UrlOptions, AppOptions, CommonOptions, FetchLike, TokenSource } from './options.js'
 export type { RequestOptions, ListOptions, CallOptions, ToolCallOptions } from './client.js'
 export type * from './types.js'
-export { RpcError, AuthChallengeError, HttpError, UnansweredInputError, type AuthChallenge } from './errors.js'
+export {
+  RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError,
+  type AuthChallenge, type SkillVerificationReason
+} from './errors.js'
 export { SakeClientOptionError } from '../errors.js'
 export { TOOL_COMPLETION_EXTENSION } from '../spec/completion.js'
+export { SKILLS_EXTENSION } from '../spec/skills.js'

@@ -126,3 +126,28 @@ export interface Progress { progress: number, total?: number, message?: string }
 /** A `notifications/message` of the call. */
 export interface LogMessage { level: LogLevel, logger?: string, data: unknown }
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
+
+// The Skills extension (SEP-2640)
+
+/** One file of a skill entry: its URI, and the digest (`sha256:<64 hex>`) and size of its bytes. */
+export interface SkillResource { uri: string, digest: string, size: number }
+/** A skill's `SKILL.md` frontmatter: `name`, `description`, and every other field its author wrote. */
+export interface SkillFrontmatter { name: string, description: string, [field: string]: unknown }
+/**
+ * A skill as `skills/list` and `skills/get` give it: the URI of its `SKILL.md`, its frontmatter,
+ * and every file with its digest and size, or `'dynamic'` for a skill generated when read.
+ */
+export interface Skill { uri: string, frontmatter: SkillFrontmatter, resources: SkillResource[] | 'dynamic', [key: string]: unknown }
+/** A file of a skill as `readSkillFile` gives it, once verified against the skill's entry. */
+export interface SkillFile {
+  uri: string
+  /** The file's bytes (a text file's UTF-8, a blob's decoded base64). */
+  bytes: Uint8Array
+  /** The bytes as text when they are UTF-8; undefined for a binary file. */
+  text: string | undefined
+  mimeType: string | undefined
+  /** True: size and digest matched the entry's. False: a dynamic skill's file, which has none to check. */
+  verified: boolean
+  /** On the skill's own `SKILL.md`: its frontmatter, parsed (and equal to the entry's). */
+  frontmatter?: SkillFrontmatter
+}

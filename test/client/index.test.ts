@@ -10,5 +10,8 @@ t.test('createClient checks its options and makes a Client; the error classes ar
   t.equal(client.AuthChallengeError, errors.AuthChallengeError)
   t.equal(client.HttpError, errors.HttpError)
   t.equal(client.UnansweredInputError, errors.UnansweredInputError)
+  t.equal(client.SkillVerificationError, errors.SkillVerificationError)
+  t.equal(client.ServerCapabilityError, errors.ServerCapabilityError)
+  t.equal(client.SKILLS_EXTENSION, 'io.modelcontextprotocol/skills')
   t.equal(client.SakeClientOptionError, SakeClientOptionError)
 })
