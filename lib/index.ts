@@ -227,29 +227,29 @@ function decorate (app: FastifyInstance, registry: Registry, options: ResolvedOp
   app.decorate('mcp', view)
   // null until the auth hook of our routes sets it (and always with auth off)
   app.decorateRequest('mcpAuth', null)
-  app.decorateRequest('mcp', {
-    getter (this: FastifyRequest) {
-      const served = (this.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[kMcpRoute]
-      // elsewhere: a host route exposed as a tool gets the tools/call that runs it, any other null
-      return served === registry ? requestInfo(this, registry) : routeToolInfo(this)
-    }
-  })
-  nullElsewhere(app)
+  requestMcp(app)
 }
 
 /**
- * `request.mcp` is null on every route of the app, as its type says, also on those of contexts
- * outside the one the plugin was registered in (a child context's decorators never reach its
- * parent). Fastify has no public handle on the root context; a context is made from its parent
- * with `Object.create`, so the root is the last of the prototypes with `decorateRequest`. Its
- * request prototype gets a getter of null, which every context's requests inherit and ours shadow.
- * `test/index.test.ts` checks it, so that a Fastify that made contexts otherwise fails there.
+ * `request.mcp`, once per app, on the root context's requests, so that it is null on every route
+ * of the app (as its type says), also outside the context the plugin was registered in (a child
+ * context's decorators never reach its parent): a getter, computed when read on our routes only,
+ * for the registry the route carries, so one getter serves every server of the app. Fastify has
+ * no public handle on the root context; a context is made from its parent with `Object.create`, so
+ * the root is the last of the prototypes with `decorateRequest`. `test/index.test.ts` checks it,
+ * so that a Fastify that made contexts otherwise fails there.
  */
-function nullElsewhere (app: FastifyInstance): void {
+function requestMcp (app: FastifyInstance): void {
   let root = app
   for (let parent = Object.getPrototypeOf(root); typeof parent?.decorateRequest === 'function'; parent = Object.getPrototypeOf(parent)) root = parent
-  if (root === app || root.hasRequestDecorator('mcp')) return
-  root.decorateRequest('mcp', { getter: () => null })
+  if (root.hasRequestDecorator('mcp')) return
+  root.decorateRequest('mcp', {
+    getter (this: FastifyRequest) {
+      const served = (this.routeOptions.config as unknown as Record<symbol, Registry | undefined> | undefined)?.[kMcpRoute]
+      // elsewhere: a host route exposed as a tool gets the tools/call that runs it, any other null
+      return served === undefined ? routeToolInfo(this) : requestInfo(this, served)
+    }
+  })
 }
 
 /** The plugin. `await app.register(sake, { name, version })` */
