@@ -2,26 +2,15 @@
 // at its relative path (nested ones too), read once; hidden files and symbolic links are never
 // read, whatever they point at (a secret next to the skills folder); mistakes name the folder or
 // file on disk.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { readSkillFolder } from '../../lib/define/skill-folder.js'
+import { tree } from '../helpers/files.js'
 
 const LIMITS = { maxFileSize: 1024, directoryRead: true }
 const md = (name: string): string => `---\nname: ${name}\ndescription: Does ${name} things\n---\n# ${name}\n`
-
-/** A temporary folder with `files` (path → content) written under it; removed when `t` ends. */
-function tree (t: Test, files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'sake-skills-'))
-  t.teardown(() => rmSync(root, { recursive: true, force: true }))
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), content)
-  }
-  return root
-}
 
 t.test('every folder with a SKILL.md is a skill at its relative path; a nested skill\'s files are its parent\'s too', async (t) => {
   const root = tree(t, {

@@ -7,9 +7,8 @@
 // and symbolic links in it (no URI reaches anything but the skills' own files), and a bad SKILL.md
 // refused at registration, naming the file on disk.
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { readFileSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
@@ -21,6 +20,7 @@ import { legacyClient, modernClient, startExample, type Running } from '../helpe
 import { captureLog } from '../helpers/logs.js'
 import { legacyPost, sessionOn, streamPost } from '../helpers/network.js'
 import { SCOPES, authApp, startIssuer } from '../helpers/tokens.js'
+import { tree } from '../helpers/files.js'
 
 const sha = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`
 const md = (name: string, body = `# ${name}\n`): string => `---\nname: ${name}\ndescription: Does ${name} things\n---\n${body}`
@@ -36,17 +36,6 @@ async function skillsClient (t: Test, url: URL, pin: Pin, token?: string): Promi
   const transport = token === undefined ? undefined : { authProvider: { token: async () => token, onUnauthorized: async () => {} } }
   const { client } = await modernClient(t, url, { name: 'skills-test', version: '1.0.0' }, { pin, transport })
   return { client, skills: new SkillsClient(client) }
-}
-
-/** A temporary folder with `files` (path → content) written under it; removed when `t` ends. */
-function tree (t: Test, files: Record<string, string | Uint8Array>): string {
-  const root = mkdtempSync(join(tmpdir(), 'sake-skills-e2e-'))
-  t.teardown(() => rmSync(root, { recursive: true, force: true }))
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), content)
-  }
-  return root
 }
 
 t.test('the example server', async (t) => {
