@@ -125,6 +125,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   app.addHook('onClose', async () => {
     // calls whose connection is gone (a resumable 2025 call) and tasks: within their bounds
     await Promise.all([shutdown.settled, tasksClosed])
+    // and the answers those calls pushed to their resumable streams, written to the store before it
+    // closes (a call bound by closeTimeout has answered by now: this is the write, bounded the same)
+    await written(streams.calls.written(), options.closeTimeout)
     // questions still waiting for a 2025 client's answer end now (their calls were told to stop)
     legacy.close()
     legacy.cancellations.close()
@@ -138,6 +141,13 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown }
   // the routes in a context of their own, below the register option's prefix when there is one
   await app.register(routes, { prefix: options.prefix, endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions, openapi: options.openapi, scopes: options.scopes })
+}
+
+/** `writes`, or `timeout` ms, whichever comes first: a store that hangs does not hold the close. */
+async function written (writes: Promise<void>, timeout: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([writes, new Promise<void>((resolve) => { timer = setTimeout(resolve, timeout) })])
+  clearTimeout(timer)
 }
 
 /** The stores a server keeps its shared state in, and how to close the ones the plugin made. */

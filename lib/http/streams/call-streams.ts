@@ -62,7 +62,22 @@ export class CallStreams {
   private streamCount = 0
 
   /** `questions`: the session protocol's, where a 2025 call's questions wait for their answers. */
+  /** Who waits for the resumable streams to have written their answers (`written`). */
+  private idle: Array<() => void> = []
+
   constructor (private readonly events: EventStore, private readonly questions: ClientRequests, private readonly sse: SseOptions, private readonly liveness: Liveness) {}
+
+  /**
+   * Settles once every resumable stream open here has written its answer to the event store (at
+   * once when none is open). A call's answer is pushed to its stream when the call returns, and
+   * written after; the close waits for that before it closes the stores, so that a handed-over
+   * stream's answer is in the store before this instance leaves the fleet (and a survivor ends
+   * whatever is still owned).
+   */
+  written (): Promise<void> {
+    if (this.live.size === 0) return Promise.resolve()
+    return new Promise((resolve) => { this.idle.push(resolve) })
+  }
 
   /**
    * A call answered as JSON unless it has to stream: its answer opens as an event stream at the first
@@ -139,6 +154,7 @@ export class CallStreams {
       finish: (answer) => stream.finish(answer, (delivered) => {
         this.live.delete(streamId)
         this.ownership(this.liveness.release(owned), log)
+        if (this.live.size === 0) for (const resolve of this.idle.splice(0)) resolve()
         if (delivered?.socket != null) this.answeredOn.set(delivered.socket, streamId)
       })
     }
