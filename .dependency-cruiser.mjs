@@ -3,6 +3,8 @@
 //
 //   top:      lib/index.ts, lib/api.ts, lib/mcp-view.ts, lib/options.ts
 //   http:     lib/http/**
+//   stdio:    lib/stdio/**     (beside http: a second transport on the protocol core; never imports
+//                               'fastify', lib/http or lib/auth, and only the top layer imports it)
 //   auth:     lib/auth/**
 //   protocol: lib/protocol/**   (never imports 'fastify', not even types)
 //   define:   lib/define/**     (only lib/define/context.ts may import fastify, type-only)
@@ -18,6 +20,7 @@
 
 const TOP = '^lib/(index|api|mcp-view|options)\\.ts$'
 const HTTP = '^lib/http/'
+const STDIO = '^lib/stdio/'
 const AUTH = '^lib/auth/'
 const PROTOCOL = '^lib/protocol/'
 const DEFINE = '^lib/define/'
@@ -25,7 +28,7 @@ const STATE = '^lib/state/'
 const BOTTOM = '^lib/(spec/|(errors|values|checks)\\.ts$)'
 const CLIENT = '^lib/client/'
 const INDEX = '^lib/index\\.ts$'
-const LAYERS = [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE, BOTTOM, CLIENT]
+const LAYERS = [TOP, HTTP, STDIO, AUTH, PROTOCOL, DEFINE, STATE, BOTTOM, CLIENT]
 
 // The npm package 'fastify' itself (not fastify-plugin, not @fastify/*), resolved or not.
 const FASTIFY = ['(^|/)node_modules/fastify/', '^fastify(/|$)']
@@ -46,24 +49,28 @@ export default {
       from: { path: '^lib/' },
       to: { circular: true }
     },
-    layer('http', HTTP, [TOP],
+    layer('stdio', STDIO, [TOP, HTTP, AUTH],
+      'lib/stdio must not import lib/http, lib/auth or the top layer: it is a transport beside http/ on the ' +
+      'protocol core (docs/architecture.md, "Transports"); move what both transports need down into lib/protocol, ' +
+      'and take resolved options (the caller) as a parameter.'),
+    layer('http', HTTP, [TOP, STDIO],
       'lib/http must not import the top layer (index.ts, api.ts, mcp-view.ts, options.ts): take what it ' +
       'needs as a parameter (resolved options, the server context) from the caller in the top layer.'),
-    layer('auth', AUTH, [TOP, HTTP],
+    layer('auth', AUTH, [TOP, HTTP, STDIO],
       'lib/auth must not import lib/http or the top layer: give http/ a verdict (a value or an error ' +
       'from errors.ts) and let http/ write the reply; take resolved options as a parameter.'),
-    layer('protocol', PROTOCOL, [TOP, HTTP, AUTH],
+    layer('protocol', PROTOCOL, [TOP, HTTP, STDIO, AUTH],
       'lib/protocol must not import lib/auth, lib/http or the top layer: return an outcome (a result or ' +
       'an error from errors.ts) and let http/ turn it into a reply or a 401/403 challenge; the ' +
       'per-request scope check lives in lib/protocol/access.ts, the requirement type in lib/define/access.ts.'),
-    layer('define', DEFINE, [TOP, HTTP, AUTH, PROTOCOL],
+    layer('define', DEFINE, [TOP, HTTP, STDIO, AUTH, PROTOCOL],
       'lib/define must not import lib/protocol, lib/auth, lib/http or the top layer: move the type it ' +
       'needs down (wire types to lib/spec/, AuthInfo and friends to lib/spec/types.ts, the requirement ' +
       'to lib/define/access.ts) or take it as a parameter.'),
-    layer('state', STATE, [TOP, HTTP, AUTH, PROTOCOL, DEFINE],
+    layer('state', STATE, [TOP, HTTP, STDIO, AUTH, PROTOCOL, DEFINE],
       'lib/state must not import lib/define or any layer above it: it stores plain data; move the type it ' +
       'needs to lib/spec/types.ts (or another bottom file) and import it from there.'),
-    layer('bottom', BOTTOM, [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE],
+    layer('bottom', BOTTOM, [TOP, HTTP, STDIO, AUTH, PROTOCOL, DEFINE, STATE],
       'The bottom layer (lib/spec/, errors.ts, values.ts, checks.ts) imports nothing above it: move the ' +
       'code it needs down here too, or move this code up to the layer that uses it.'),
     {
@@ -73,7 +80,7 @@ export default {
         'checks.ts) and lib/define/header-params.ts (the x-mcp-header rules): a `{ url }` client must not load the ' +
         'server. Move what it needs down to lib/spec/ (as spec/headers.ts holds the header encoding), or into lib/client/.',
       from: { path: CLIENT },
-      to: { path: [TOP, HTTP, AUTH, PROTOCOL, DEFINE, STATE], pathNot: '^lib/define/header-params\\.ts$' }
+      to: { path: [TOP, HTTP, STDIO, AUTH, PROTOCOL, DEFINE, STATE], pathNot: '^lib/define/header-params\\.ts$' }
     },
     {
       name: 'nothing-imports-client',
@@ -110,7 +117,7 @@ export default {
       name: 'layer-unknown',
       severity: 'error',
       comment: 'This lib/ file is in none of the layers (docs/architecture.md): move it into one (top: index.ts, ' +
-        'api.ts, mcp-view.ts, options.ts; or http/, auth/, protocol/, define/, state/, spec/, client/, errors.ts, ' +
+        'api.ts, mcp-view.ts, options.ts; or http/, stdio/, auth/, protocol/, define/, state/, spec/, client/, errors.ts, ' +
         'values.ts, checks.ts), or add it to a layer in .dependency-cruiser.mjs and docs/architecture.md.',
       from: { path: '^lib/' },
       to: { path: '^lib/', pathNot: [...LAYERS, '\\.[cm]?jsx?$'] } // .js: not-to-js-in-lib says it
@@ -122,6 +129,14 @@ export default {
         'lib/spec/types.ts (Logger, AuthInfo, ...) or lib/protocol/call.ts, and let http/ pass in what ' +
         'it takes from the Fastify request and reply.',
       from: { path: PROTOCOL },
+      to: { path: FASTIFY }
+    },
+    {
+      name: 'stdio-no-fastify',
+      severity: 'error',
+      comment: "lib/stdio must not import 'fastify', not even types: it carries the protocol core's calls on " +
+        'byte streams, with no HTTP request or reply; take the logger and the caller as plain values.',
+      from: { path: STDIO },
       to: { path: FASTIFY }
     },
     {

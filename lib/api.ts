@@ -15,6 +15,8 @@ import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefin
 import type { DefinedPrompt, PromptArguments, TypedPromptDefinition } from './define/prompt.js'
 import type { SkillDefinition } from './define/skill.js'
 import type { SkillChanges } from './define/registry.js'
+import type { StdioOptions } from './options.js'
+import type { StdioHandle } from './stdio/transport.js'
 
 /**
  * Registers skills (the Skills extension): a folder of them (`{ directory }`), one in code
@@ -94,6 +96,15 @@ export interface McpView {
    * (its interval times its fall count), then `await app.close()`.
    */
   drain (delay?: number): Promise<void>
+  /**
+   * Serves this server over stdio (docs/stdio.md): the same tools, resources, prompts, skills and
+   * tasks to a local host that started the process, newline-delimited JSON-RPC on stdin and stdout
+   * (or the streams given), both protocol eras. Readies the app first (as `listen` does); call it
+   * instead of `listen`. While it runs, stdout carries the protocol alone: `console.log` and a pino
+   * logger writing to stdout go to stderr. With `closeOnEnd` (the default) the app closes once the
+   * client closes stdin, so the process can exit.
+   */
+  stdio (options?: StdioOptions): Promise<StdioHandle>
 }
 
 declare module 'fastify' {

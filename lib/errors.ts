@@ -375,15 +375,18 @@ export class VerifierUnavailable extends Error {
 
 /** A verifier returned something that is not a caller: our user's bug, answered 500 and logged. Internal. */
 export class BadCaller extends Error {
+  /** What is wrong with the caller, for a message of another origin (`stdio.caller`). */
+  readonly problem: string
   constructor (problem: string) {
     super(`fastify-sake: the auth verifier must return { subject, scopes?, acr?, authTime?, expiresAt?, claims? }: ${problem}`)
     this.name = 'BadCaller'
+    this.problem = problem
   }
 }
 
 /**
  * A POST body that is valid JSON but refused before it becomes a message: it holds a `__proto__`
- * or `constructor.prototype` key, or nests deeper than the endpoint reads (http/body.ts). It
+ * or `constructor.prototype` key, or nests deeper than the server reads (protocol/parse.ts). It
  * carries the id read from the body so that the client can match the error to its request.
  * Internal.
  */

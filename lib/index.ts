@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import { SakeOptionError } from './errors.js'
-import { resolveOptions, type ResolvedOptions, type SakeOptions } from './options.js'
+import { resolveOptions, resolveStdioOptions, type ResolvedOptions, type SakeOptions, type StdioOptions } from './options.js'
 import { Registry } from './define/registry.js'
 import type { ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
@@ -38,6 +38,7 @@ import { Shutdown } from './http/shutdown.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { Metrics } from './http/metrics.js'
 import { mcpView } from './mcp-view.js'
+import { StdioTransport, type StdioHandle } from './stdio/transport.js'
 import type { McpView, RegisterPrompt, RegisterResource, RegisterSkill, RegisterTool } from './api.js'
 import type { SkillDefinition } from './define/skill.js'
 import type { Bus } from './state/bus.js'
@@ -95,7 +96,18 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
 
   // draining and closing for rolling deploys: a client told to come back waits a second (`retry:`, Retry-After)
   const shutdown = new Shutdown(1000)
-  decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes, shutdown, lists: server.lists }))
+  // stdio connections (lib/stdio/): the same server to a local host that started the process
+  const stdioOpen = new Set<StdioTransport>()
+  const stdio = async (given?: StdioOptions): Promise<StdioHandle> => {
+    const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
+    await app.ready()
+    const transport = new StdioTransport({ server, sessions: legacy, bus, log: app.log, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout }, { input, output, logger: app.log })
+    stdioOpen.add(transport)
+    // the client closed stdin: it is done with this process, which may now exit
+    if (closeOnEnd) void transport.inputEnded.then(async () => { if (!shutdown.closing) await app.close() })
+    return transport
+  }
+  decorate(app, registry, options, mcpView({ info: options.info, path, registry, bus, scopes: options.scopes, shutdown, lists: server.lists, stdio }))
   // routes declared from here on, in this context and the ones made after it, with config.mcp (http/route-tools/)
   collectRouteTools(app, { registry, ownRoutes: kMcpRoute })
 
@@ -108,6 +120,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   // here waits: the host's own preClose hooks run next, then Fastify's server.close() waits for the
   // requests in flight, which the bound started here ends
   let tasksClosed: Promise<void> = Promise.resolve()
+  let stdioClosed: Promise<unknown> = Promise.resolve()
   app.addHook('preClose', async () => {
     shutdown.draining = true
     shutdown.closing = true
@@ -119,12 +132,14 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     else legacy.close()
     streams.close(shutdown.retryMs)
     shutdown.begin(options.closeTimeout, app.log)
+    // stdio connections: no new messages, listens end, calls in flight within closeTimeout (not awaited here either)
+    stdioClosed = Promise.all([...stdioOpen].map(async (transport) => { await transport.close() }))
     // tasks in a store that outlives this process may finish within tasks.closeTimeout
     tasksClosed = server.tasks.close(options.redis !== undefined || options.tasks.store !== undefined)
   })
   app.addHook('onClose', async () => {
     // calls whose connection is gone (a resumable 2025 call) and tasks: within their bounds
-    await Promise.all([shutdown.settled, tasksClosed])
+    await Promise.all([shutdown.settled, tasksClosed, stdioClosed])
     // and the answers those calls pushed to their resumable streams, written to the store before it
     // closes (a call bound by closeTimeout has answered by now: this is the write, bounded the same)
     await written(streams.calls.written(), options.closeTimeout)
@@ -133,6 +148,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     legacy.cancellations.close()
     await fleet.stop()
     await close()
+    // stdout is the process's again
+    for (const transport of stdioOpen) transport.release()
   })
 
   // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans and no metrics
@@ -319,7 +336,8 @@ export {
   RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError,
   type AuthChallenge, type SkillVerificationReason
 } from './client/errors.js'
-export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions, SkillsOptions } from './options.js'
+export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions, SkillsOptions, StdioOptions } from './options.js'
+export type { StdioHandle } from './stdio/transport.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'
 export type { ScopeInfo } from './auth/scopes.js'

@@ -47,6 +47,8 @@ export interface McpViewOptions {
   readonly shutdown: Shutdown
   /** The serialised lists, built again when the skills change. */
   readonly lists: { build (): void }
+  /** Starts a stdio connection (`app.mcp.stdio`), made by the plugin, which holds the app. */
+  readonly stdio: McpView['stdio']
 }
 
 /** The longest `app.mcp.drain` delay, in ms (ten minutes): longer is a mistake, not a drain. */
@@ -54,7 +56,7 @@ const MAX_DRAIN_DELAY = 600_000
 
 /** The frozen `app.mcp` object. */
 export function mcpView (options: McpViewOptions): McpView {
-  const { info, path, registry, bus, scopes, shutdown, lists } = options
+  const { info, path, registry, bus, scopes, shutdown, lists, stdio } = options
   return Object.freeze({
     info,
     path,
@@ -91,6 +93,7 @@ export function mcpView (options: McpViewOptions): McpView {
       }
       shutdown.draining = true
       if (delay > 0) await sleep(delay)
-    }
+    },
+    stdio
   })
 }

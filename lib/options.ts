@@ -3,7 +3,8 @@
  * wrong value fails `register` with a message naming the option, what it accepts and what it got:
  * several options are security switches, so a typo must never quietly become a default.
  */
-import { SakeOptionError } from './errors.js'
+import type { Readable, Writable } from 'node:stream'
+import { BadCaller, SakeOptionError } from './errors.js'
 import { fail, got, unknownKeys } from './checks.js'
 import { isObject } from './values.js'
 import { SESSION_STORE_METHODS, type SessionStore } from './state/session-store.js'
@@ -17,12 +18,13 @@ import type { DefinedPrompt, PromptDefinition } from './define/prompt.js'
 import type { SkillDefinition } from './define/skill.js'
 import { SKILL_LIMITS } from './spec/skills.js'
 import { iconsProblem } from './define/content.js'
-import type { ServerInfo } from './spec/types.js'
+import type { AuthInfo, ServerInfo } from './spec/types.js'
 import { hostEntry, originEntry, type OriginCheck } from './http/origin.js'
 import { resolveRouteOptions, type McpRouteOptions, type ResolvedRouteOptions } from './http/route-options.js'
 import type { OpenApiDocs } from './http/openapi.js'
 import { decodeKeys } from './state/request-state.js'
-import { resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from './auth/options.js'
+import { resolveAuth, resolveScopes, type AuthOptions, type Caller, type ResolvedAuth, type ScopesOption } from './auth/options.js'
+import { toAuthInfo } from './auth/verify.js'
 
 export interface RequestStateOptions {
   /**
@@ -559,4 +561,58 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     routeOptions: resolveRouteOptions(withRegisterOptions(input)),
     tracing
   })
+}
+
+/** `app.mcp.stdio(options)`: one stdio connection (docs/stdio.md). */
+export interface StdioOptions {
+  /** Where the client's messages come from (default `process.stdin`). */
+  input?: Readable
+  /** Where the server's messages go (default `process.stdout`, held for the protocol alone while the connection runs). */
+  output?: Writable
+  /**
+   * Who calls, when the host knows (the person who started the process, a key from the
+   * environment): every call is then checked against its scopes as over HTTP. Absent (the
+   * default), nothing is checked: over stdio the caller is whoever started the process, who has
+   * its rights already; the `auth` option's tokens are HTTP's.
+   */
+  caller?: Caller
+  /** `app.close()` once the client closed its input and its calls were answered (default true): the process can then exit. */
+  closeOnEnd?: boolean
+}
+
+/** The stdio options once checked. */
+export interface ResolvedStdioOptions {
+  readonly input: Readable
+  readonly output: Writable
+  readonly auth: AuthInfo | undefined
+  readonly closeOnEnd: boolean
+}
+
+const STDIO_KEYS = ['input', 'output', 'caller', 'closeOnEnd']
+
+/** Checks `app.mcp.stdio()`'s options, with a message naming what to change. */
+export function resolveStdioOptions (input: unknown): ResolvedStdioOptions {
+  if (input !== undefined && !isObject(input)) fail('stdio', 'an object ({ input, output, caller, closeOnEnd }) or nothing', input)
+  const options = (input ?? {}) as Record<string, unknown>
+  unknownKeys(options, STDIO_KEYS, 'stdio.')
+  const { closeOnEnd = true } = options
+  const streamIn = options.input ?? process.stdin
+  const streamOut = options.output ?? process.stdout
+  if (!isStream(streamIn, 'read')) fail('stdio.input', 'a readable stream (process.stdin, a socket)', streamIn)
+  if (!isStream(streamOut, 'write')) fail('stdio.output', 'a writable stream (process.stdout, a socket)', streamOut)
+  if (typeof closeOnEnd !== 'boolean') fail('stdio.closeOnEnd', 'a boolean', closeOnEnd)
+  let auth: AuthInfo | undefined
+  if (options.caller !== undefined) {
+    try {
+      auth = toAuthInfo(options.caller)
+    } catch (err) {
+      const problem = err instanceof BadCaller ? err.problem : (err as Error).message
+      throw new SakeOptionError(`fastify-sake: option 'stdio.caller' must be a caller ({ subject, scopes?, acr?, authTime?, expiresAt?, claims? }, as verifyToken returns): ${problem}`)
+    }
+  }
+  return { input: streamIn as Readable, output: streamOut as Writable, auth, closeOnEnd }
+}
+
+function isStream (value: unknown, method: 'read' | 'write'): boolean {
+  return isObject(value) && typeof value.on === 'function' && typeof value[method] === 'function'
 }

@@ -1,14 +1,14 @@
 // Type tests: compiled by `npm run test:types` (tsc --noEmit) against the built package, so they
 // check the published declarations. Each `@ts-expect-error` must stay an error: if inference
 // broke (say, an argument became `any`), the directive would go unused and the build fails.
-import Fastify from 'fastify'
+import Fastify, { type FastifyRequest } from 'fastify'
 import sake, {
   Type, StringEnum, defineTool, text, image, withMeta, toolError, ToolError,
   SakeError, SakeOptionError, errorCodes,
   type ToolContext, type ToolDefinition, type DefinedTool, type McpView, type SessionStore, type Session
 } from 'fastify-sake'
 import { definePrompt, defineResource, userMessage, assistantMessage, type DefinedPrompt } from 'fastify-sake'
-import { AuthorizationError, mcpScopes, type AuthInfo, type Caller, type ScopeInfo, type AppScopeInfo, type ServerScopeInfo } from 'fastify-sake'
+import { AuthorizationError, mcpScopes, type AuthInfo, type Caller, type ScopeInfo, type AppScopeInfo, type ServerScopeInfo, type StdioHandle, type StdioOptions } from 'fastify-sake'
 
 /** Fails to compile unless T is exactly Expected. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
@@ -405,7 +405,9 @@ secured.registerTool({
     expectType<AuthInfo | undefined>()(ctx.auth)
     expectType<string | undefined>()(ctx.auth?.subject)
     expectType<readonly string[] | undefined>()(ctx.auth?.scopes)
-    expectType<AuthInfo | null>()(ctx.request.mcpAuth)
+    // undefined over stdio, where no HTTP request carries the call
+    expectType<FastifyRequest | undefined>()(ctx.request)
+    expectType<AuthInfo | null | undefined>()(ctx.request?.mcpAuth)
     return `closed ${id}`
   }
 })
@@ -555,3 +557,20 @@ app.registerSkill({ path: 'd', resources: 'dynamic', frontmatter: { name: 'd' },
 app.registerSkill({ path: 'x', files: { 'SKILL.md': 3 } })
 await Fastify().register(sake, { name: 'x', version: '1', skills: { directory: './skills', maxFileSize: 4096, directoryRead: false, definitions: [{ directory: 'more' }] } })
 expectType<ReadonlyMap<string, Readonly<Record<string, unknown>>>>()(app.mcp.skills)
+
+// ---- stdio: the same server to a local host (app.mcp.stdio), its options and its handle
+{
+  const { PassThrough } = await import('node:stream')
+  const handle = await app.mcp.stdio()
+  expectType<StdioHandle>()(handle)
+  expectType<Promise<void>>()(handle.closed)
+  expectType<Promise<void>>()(handle.close())
+  const options: StdioOptions = { input: new PassThrough(), output: new PassThrough(), caller: { subject: 'dev', scopes: 'notes:read' }, closeOnEnd: false }
+  await app.mcp.stdio(options)
+  // @ts-expect-error the caller needs a subject
+  await app.mcp.stdio({ caller: { scopes: ['a'] } })
+  // @ts-expect-error closeOnEnd is a boolean
+  await app.mcp.stdio({ closeOnEnd: 'yes' })
+  // @ts-expect-error output is a writable stream, not a path
+  await app.mcp.stdio({ output: '/dev/stdout' })
+}

@@ -16,8 +16,11 @@ import type { InputContext } from './input.js'
  * questions it may ask the client: `elicit`, `sample`, `roots`.
  */
 export interface RequestContext extends InputContext {
-  /** The Fastify request carrying the call. */
-  readonly request: FastifyRequest
+  /**
+   * The Fastify request carrying the call; undefined over stdio (`app.mcp.stdio()`), where no HTTP
+   * request carries it: read the caller from `auth`, the client from `client`.
+   */
+  readonly request: FastifyRequest | undefined
   /** A pino child logger bound to what is served (tool, resource, prompt) and the request id. */
   readonly log: FastifyBaseLogger
   /** Aborted when the client goes away (or cancels) before the answer is sent. */

@@ -90,7 +90,7 @@ async function serve (t: Test, recipe: typeof RECIPES[number]): Promise<Served> 
     scope: 'issues:read',
     execute: (_args, ctx) => {
       runs++
-      seen.push({ auth: ctx.auth, user: ctx.request.user })
+      seen.push({ auth: ctx.auth, user: ctx.request!.user })
       return `${ctx.auth!.subject} (${ctx.era})`
     }
   })
@@ -132,7 +132,7 @@ for (const recipe of RECIPES) {
       for (const [i, token] of [modernToken, legacyToken].entries()) {
         const claims = served.app.jwt.decode<Record<string, unknown>>(token)!
         t.equal(claims.name, i === 0 ? 'Modern' : 'Legacy', 'the decoded token is the one sent')
-        t.same(served.seen[i].user, claims, 'ctx.request.user: what request.jwtVerify() decoded')
+        t.same(served.seen[i].user, claims, 'ctx.request!.user: what request.jwtVerify() decoded')
         t.same(served.seen[i].auth, {
           subject: claims.sub,
           scopes: (claims.scope as string).split(' '),

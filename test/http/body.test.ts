@@ -1,58 +1,17 @@
-// The endpoint's JSON body parser on its own: what it takes, what it refuses and with which id.
+// The endpoint's JSON body parser: an empty body is refused here; the rest is protocol/parse.ts's.
 import t from 'tap'
-import { ProtocolError, RefusedBodyError } from '../../lib/errors.js'
-import { MAX_DEPTH, nestsDeeper, parseBody } from '../../lib/http/body.js'
+import { jsonParser, parseBody } from '../../lib/http/body.js'
 
-const nested = (depth: number, open = '[', close = ']'): string => open.repeat(depth) + close.repeat(depth)
-
-t.test('valid JSON is parsed as it is', async (t) => {
-  t.same(parseBody('{"jsonrpc":"2.0","id":1,"method":"ping"}'), { jsonrpc: '2.0', id: 1, method: 'ping' })
-  t.same(parseBody('\ufeff[1,2]'), [1, 2], 'a byte order mark is taken')
-  t.equal(parseBody('42'), 42)
-})
-
-t.test('empty and malformed bodies are parse errors without an id', async (t) => {
+t.test('an empty body is a parse error naming it; any other body is parsed as a message', async (t) => {
   t.throws(() => parseBody(''), { code: -32700, status: 400, message: /request body is empty/ })
   t.throws(() => parseBody('{"id":1,'), { code: -32700, status: 400, message: /^Parse error: .*JSON/ })
+  t.same(parseBody('{"jsonrpc":"2.0","id":1,"method":"ping"}'), { jsonrpc: '2.0', id: 1, method: 'ping' })
 })
 
-t.test('__proto__ and constructor.prototype keys: -32600 with the id the body holds', async (t) => {
-  const cases: Array<[string, unknown]> = [
-    ['{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"admin":true}}', 1],
-    ['{"jsonrpc":"2.0","id":"a","method":"x","params":{"arguments":{"__proto__":{"admin":true}}}}', 'a'],
-    ['{"jsonrpc":"2.0","id":2,"method":"x","params":{"constructor":{"prototype":{"admin":true}}}}', 2],
-    ['\ufeff{"jsonrpc":"2.0","id":3,"method":"x","\\u005f_proto__":{}}', 3],
-    ['[{"jsonrpc":"2.0","id":4,"method":"x","__proto__":{}}]', null], // a batch has no one id
-    ['{"jsonrpc":"2.0","id":{"no":1},"method":"x","__proto__":{}}', null] // nor has an id that is none
-  ]
-  for (const [text, id] of cases) {
-    const err = t.throws(() => parseBody(text)) as RefusedBodyError
-    t.ok(err instanceof RefusedBodyError && err instanceof ProtocolError, text)
-    t.equal(err.code, -32600)
-    t.equal(err.status, 400)
-    t.equal(err.id, id)
-    t.match(err.message, /^Invalid Request: the message holds a "__proto__" or "constructor.prototype" key/)
-  }
-  t.equal(({} as any).admin, undefined, 'Object.prototype untouched')
-  t.same(parseBody('{"constructor":"a string is no prototype"}'), { constructor: 'a string is no prototype' }, 'a plain "constructor" key is fine')
-})
-
-t.test('nesting: up to MAX_DEPTH is taken, deeper is -32600 with the id', async (t) => {
-  t.equal(MAX_DEPTH, 64)
-  // the envelope and params are two levels: 62 more fit
-  const fits = `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":${nested(MAX_DEPTH - 2)}}}`
-  t.ok(parseBody(fits))
-  const over = `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":${nested(MAX_DEPTH - 1)}}}`
-  t.throws(() => parseBody(over), { name: 'RefusedBodyError', code: -32600, status: 400, id: 5, message: 'Invalid Request: the message nests objects and arrays more than 64 levels deep' })
-  t.throws(() => parseBody(`{"id":"o","method":"x","params":${nested(100000, '{"a":', '}').replace('{"a":}', '{"a":1}')}}`), { name: 'RefusedBodyError', id: 'o' }, 'objects count too, and a huge depth fails the same way')
-})
-
-t.test('nestsDeeper counts brackets, not the characters of strings', async (t) => {
-  t.equal(nestsDeeper(nested(3), 3), false)
-  t.equal(nestsDeeper(nested(4), 3), true)
-  t.equal(nestsDeeper('{"a":[{"b":[]}]}', 4), false, 'mixed, exactly at the limit')
-  t.equal(nestsDeeper('{"a":[{"b":[[]]}]}', 4), true)
-  t.equal(nestsDeeper(JSON.stringify({ s: '[[[[[[[[[[{{{{{{{{' }), 3), false, 'brackets inside a string do not nest')
-  t.equal(nestsDeeper(JSON.stringify({ s: 'a \\" [[[[[[[[ "' }), 3), false, 'an escaped quote does not end the string')
-  t.equal(nestsDeeper('[[], [], [], [], []]', 2), false, 'many brackets, side by side, are not deep')
+t.test('jsonParser: the value, or the refusal, in Fastify\'s callback form', async (t) => {
+  const outcomes: unknown[] = []
+  jsonParser(undefined as never, '{"a":1}', (err, body) => outcomes.push([err, body]))
+  jsonParser(undefined as never, '', (err, body) => outcomes.push([(err as Error).message, body]))
+  t.same(outcomes[0], [null, { a: 1 }])
+  t.match(outcomes[1], [/request body is empty/, undefined])
 })

@@ -23,7 +23,7 @@ t.before(async () => {
     args: { note: Type.Optional(Type.String()) },
     execute: (_args, ctx) => {
       ctx.log.info({ step: 'inspecting' }, 'tool log line')
-      seen = { ctx, signalIsAbortSignal: ctx.signal instanceof AbortSignal, abortedAtStart: ctx.signal.aborted, hasRaw: ctx.request.raw !== undefined }
+      seen = { ctx, signalIsAbortSignal: ctx.signal instanceof AbortSignal, abortedAtStart: ctx.signal.aborted, hasRaw: ctx.request!.raw !== undefined }
       return 'ok'
     }
   })
@@ -43,8 +43,8 @@ t.test('modern ctx', async (t) => {
   t.equal(ctx.sessionId, undefined, 'no session in 2026-07-28')
   t.same(ctx.client.info, { name: 'test-client', version: '0.0.1' })
   t.same(ctx.client.capabilities, {})
-  t.equal(ctx.request.headers['x-trace'], 'abc', 'the Fastify request, with its headers')
-  t.equal(ctx.request.url, '/mcp')
+  t.equal(ctx.request!.headers['x-trace'], 'abc', 'the Fastify request, with its headers')
+  t.equal(ctx.request!.url, '/mcp')
   t.ok(seen!.hasRaw, 'and its raw request')
   t.ok(seen!.signalIsAbortSignal, 'signal is an AbortSignal')
   t.notOk(seen!.abortedAtStart, 'not aborted while the client waits')
@@ -83,7 +83,7 @@ t.test('legacy ctx', async (t) => {
   t.equal(ctx.requestId, 'l-1')
   t.same(ctx.client.info, { name: 'legacy', version: '1' }, 'clientInfo from initialize')
   t.same(ctx.client.capabilities, {})
-  t.equal(ctx.request.headers['mcp-session-id'], session)
+  t.equal(ctx.request!.headers['mcp-session-id'], session)
   const line = log.lines.find((l) => l.msg === 'tool log line' && l.mcpRequestId === 'l-1')
   t.equal(line?.tool, 'inspect')
 })
@@ -109,7 +109,7 @@ t.test('ctx.signal aborts when the client goes away', async (t) => {
     name: 'late',
     execute: async (_args, ctx) => {
       // the connection closes before the tool first looks at its signal
-      const socket = ctx.request.raw.socket
+      const socket = ctx.request!.raw.socket
       lateRunning.resolve()
       await new Promise((resolve) => socket.once('close', resolve))
       lateResult.resolve(ctx.signal.aborted)

@@ -73,9 +73,16 @@ function pathOf (url: string, params: Record<string, unknown>): string {
     .replace('*', () => encodeURI(String(params['*'])))
 }
 
-/** What travels from the MCP request into the route: the credentials, the trace context, the request id. */
-function forwarded (request: FastifyRequest, requestIdHeader: string | undefined): Record<string, string> {
+/** Where a route tool's request comes from when no HTTP request carries the call (stdio): this host. */
+const LOCAL = '127.0.0.1'
+
+/**
+ * What travels from the MCP request into the route: the credentials, the trace context, the
+ * request id. Over stdio nothing does (the caller is `request.mcpAuth`, from the call).
+ */
+function forwarded (request: FastifyRequest | undefined, requestIdHeader: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {}
+  if (request === undefined) return headers
   for (const name of ['authorization', 'traceparent', 'tracestate']) {
     const value = request.headers[name]
     if (typeof value === 'string') headers[name] = value
@@ -134,7 +141,7 @@ export function executor (app: FastifyInstance, route: RouteOptions, method: str
     for (const [field, value] of Object.entries(parts.querystring)) {
       query[field] = Array.isArray(value) ? value.map((item) => typeof item === 'string' ? item : JSON.stringify(item)) : typeof value === 'string' ? value : JSON.stringify(value)
     }
-    const options: InjectOptions = { method: method as InjectOptions['method'], url, query, headers: forwarded(ctx.request, requestIdHeader), remoteAddress: ctx.request.ip }
+    const options: InjectOptions = { method: method as InjectOptions['method'], url, query, headers: forwarded(ctx.request, requestIdHeader), remoteAddress: ctx.request?.ip ?? LOCAL }
     if (hasBody) options.payload = parts.body as Record<string, unknown> as InjectOptions['payload']
     const tool = compiled()
     const info: McpRequestInfo = Object.freeze({

@@ -7,11 +7,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProtocolError } from '../../errors.js'
 import { isResumable } from '../../spec/eras.js'
-import { INVALID_REQUEST, notificationText } from '../../spec/jsonrpc.js'
-import type { Logger } from '../../spec/types.js'
-import type { Bus, BusEvent } from '../../state/bus.js'
+import { INVALID_REQUEST } from '../../spec/jsonrpc.js'
+import type { Bus } from '../../state/bus.js'
 import type { EventStore, Replay } from '../../state/event-store.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
+import { toSession } from '../../protocol/session/session-notifications.js'
 import { headerValue } from '../headers.js'
 import { Outbox } from './outbox.js'
 import type { ResponseStream } from './response-stream.js'
@@ -63,7 +63,7 @@ export class SessionStreams {
     const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log)
     for (const event of missed?.events ?? []) if (event.message !== '') conn.send(event.message, event.id)
     if (canResume) outbox.push('')
-    const unsubscribe = this.bus.subscribe((event) => this.toSession(session.id, outbox, event, log))
+    const unsubscribe = this.bus.subscribe((event) => { toSession(session.id, event, this.sessions, (message) => outbox.push(message), log) })
     this.standalone.set(session.id, {
       end: (retryMs) => {
         if (retryMs !== undefined) conn.retry(retryMs)
@@ -121,26 +121,6 @@ export class SessionStreams {
       // a store that forgot the stream of a call running here: what it still sends comes live
       events = next?.events ?? []
     }
-  }
-
-  /**
-   * A bus event for a session's GET stream: list changes always, resource updates if subscribed,
-   * and the notifications addressed to the session (its tasks').
-   */
-  private toSession (sessionId: string, outbox: Outbox, event: BusEvent, log: Logger): void {
-    if (event.type === 'listChanged') {
-      outbox.push(notificationText(`notifications/${event.list}/list_changed`))
-      return
-    }
-    if (event.type === 'sessionNotification') {
-      if (event.sessionId === sessionId) outbox.push(event.message)
-      return
-    }
-    if (event.type !== 'resourceUpdated') return
-    // subscriptions live in the session, which another instance may have changed: read it again
-    Promise.resolve(this.sessions.get(sessionId)).then((session) => {
-      if (session?.subscriptions?.includes(event.uri) === true) outbox.push(notificationText('notifications/resources/updated', { uri: event.uri }))
-    }, (err: unknown) => log.error({ err }, 'fastify-sake: the session store failed while delivering a resource update'))
   }
 
   /** Ends a session's GET stream (the session was deleted). */

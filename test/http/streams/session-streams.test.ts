@@ -19,7 +19,7 @@ async function server (t: Test, options = {}) {
       ctx.notify('info', 'working')
       if (close === true) {
         ctx.log.debug('polling')
-        t.ok(ctx.request.headers['mcp-session-id'], 'ctx.request is the POST that started the call')
+        t.ok(ctx.request!.headers['mcp-session-id'], 'ctx.request is the POST that started the call')
         ctx.closeStream(5)
         ctx.closeStream(5) // the connection is already going: nothing more
         await gate.promise

@@ -33,7 +33,7 @@ t.before(async () => {
     { uri: 'fail://json', name: 'bad json', read: () => ({ text: 'x', _meta: { n: 1n } }) as any },
     { uri: 'fail://protocol', name: 'protocol', read: () => { throw new ProtocolError(-32602, 'Invalid params: no access', 200, { why: 'scope' }) } },
     { uri: 'gone://fixed', name: 'gone', read: () => undefined },
-    { uri: 'ctx://request', name: 'context', read: (uri, vars, ctx) => JSON.stringify({ uri, vars, url: ctx.request.url, aborted: ctx.signal.aborted, era: ctx.era, version: ctx.protocolVersion, client: ctx.client.info?.name, session: ctx.sessionId ?? null, id: ctx.requestId }) }
+    { uri: 'ctx://request', name: 'context', read: (uri, vars, ctx) => JSON.stringify({ uri, vars, url: ctx.request!.url, aborted: ctx.signal.aborted, era: ctx.era, version: ctx.protocolVersion, client: ctx.client.info?.name, session: ctx.sessionId ?? null, id: ctx.requestId }) }
   ])
   app.registerResource({ uriTemplate: 'users://{id}/profile', name: 'profile', ttl: 1_000, mimeType: 'application/json', read: (uri, { id }) => id === 'nobody' ? null : JSON.stringify({ uri, id }) })
   app.registerResource({ uriTemplate: 'users://{id}', name: 'user', read: (_uri, { id }) => `user ${id}` })

@@ -1,0 +1,410 @@
+/**
+ * The stdio transport (issue 32): one client on a pair of byte streams, the process's stdin and
+ * stdout (or a socket's two ends), newline-delimited JSON-RPC in both directions. Written against
+ * the protocol core's transport seam (docs/architecture.md, "Transports"), with no Fastify: each
+ * line is classified (`classify`), made a call from plain values (`modernCall`, `sessionCall`) and
+ * dispatched, so the same tools, resources, prompts, skills and tasks answer with the same
+ * validation and errors as over HTTP. What stays here is what stdio makes different:
+ *
+ * - both eras on one pair of streams: a message with the 2026-07-28 `_meta` is served statelessly,
+ *   and `initialize` opens the process's one 2025 session, which every later 2025 message belongs
+ *   to (there is no session id on the wire);
+ * - one channel for everything: a call's progress and log messages, a 2025 call's questions to the
+ *   client, the session's list changes and resource updates, and each 2026-07-28
+ *   `subscriptions/listen`'s notifications (tagged with its id) all go out on it, as lines;
+ * - cancellation is `notifications/cancelled` in both eras (no stream to close): the call's
+ *   `ctx.signal` aborts, and nothing more is sent for it, its response included;
+ * - authorization: none unless the host names the caller (`caller`); then every call is checked as
+ *   over HTTP, and a refusal is the JSON-RPC error alone (there is no challenge to send);
+ * - the end: the input ending (the client's way to shut a server down) aborts the calls in flight,
+ *   writes what they still answer, and ends the session.
+ */
+import { ProtocolError, RefusedBodyError } from '../errors.js'
+import { LEGACY_VERSIONS, SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
+import { INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, errorBody, notificationText, resultText } from '../spec/jsonrpc.js'
+import { CLIENT_NOTIFICATIONS } from '../spec/methods.js'
+import type { AuthInfo, ClientAnswer, Logger } from '../spec/types.js'
+import type { Bus } from '../state/bus.js'
+import type { Session } from '../state/session-store.js'
+import { isThenable } from '../values.js'
+import { refusalOf } from '../protocol/access.js'
+import { modernCall, sessionCall, type Call, type Channel, type ClientRequestOptions, type Transport } from '../protocol/call.js'
+import { dispatch } from '../protocol/dispatch.js'
+import { classify, type Inbound, type InboundRequest } from '../protocol/inbound.js'
+import { listenFilter } from '../protocol/methods/subscriptions.js'
+import { parseMessage } from '../protocol/parse.js'
+import type { ServerContext } from '../protocol/server.js'
+import { answerOf } from '../protocol/session/client-requests.js'
+import { toSession } from '../protocol/session/session-notifications.js'
+import type { Sessions } from '../protocol/session/sessions.js'
+import { subscribe, type Subscription } from '../protocol/subscription.js'
+import { LineSplitter } from './lines.js'
+
+/** What one stdio connection serves, and where it writes. */
+export interface StdioSettings {
+  readonly server: ServerContext
+  /** The 2025 session protocol (the handshake, the session in its store, questions to the client). */
+  readonly sessions: Sessions
+  readonly bus: Bus
+  /** Writes one line (a message and its `\n`) to the client; false once it cannot. */
+  readonly write: (line: string) => boolean
+  /** The server's logger (stderr: `stdout.ts`); each call logs through a child naming its method. */
+  readonly log: Logger
+  /** The caller every message is checked against; undefined: no checks (the process owner calls). */
+  readonly auth: AuthInfo | undefined
+  /** The longest line, in bytes (the plugin's `bodyLimit`). */
+  readonly lineLimit: number
+  /** How long calls in flight may take to answer when the connection closes, in ms. */
+  readonly closeTimeout: number
+}
+
+/** A request running here, until its answer is written. */
+interface Running {
+  /** Made when the handler first reads `ctx.signal`. */
+  controller: AbortController | undefined
+  /** The client cancelled it: nothing more goes out for it. */
+  cancelled: boolean
+}
+
+/** The input ended or closed before this call answered. */
+const INPUT_ENDED = 'the client closed its input (stdin)'
+/** `app.close()` came before this call answered, and closeTimeout passed. */
+const CLOSED_UNDER_CALL = 'the server closed before the call finished'
+/** After the calls still running were told to stop, how long they get to answer, in ms. */
+const AFTER_ABORT = 1000
+
+const noSession = new ProtocolError(INVALID_REQUEST,
+  'Invalid Request: no session. A 2025 client sends initialize first (over stdio the process holds one session); a 2026-07-28 client sends params._meta with "io.modelcontextprotocol/protocolVersion"')
+const initializedTwice = new ProtocolError(INVALID_REQUEST, 'Invalid Request: this process\'s session is already initialized; over stdio a process holds one session (start the server again for a new one)')
+const closing = new ProtocolError(INTERNAL_ERROR, 'Server closing: this server takes no new requests; start it again')
+
+export class StdioConnection {
+  /** The process's 2025 session, once `initialize` opened it. */
+  private session: Session | undefined
+  private readonly running = new Map<string, Running>()
+  /** The answers still to come, for the close to wait for. */
+  private readonly answers = new Set<Promise<void>>()
+  /** Open 2026-07-28 listens, by request id (JSON). */
+  private readonly listens = new Map<string, Subscription>()
+  private unsubscribe: (() => void) | undefined
+  private readonly lines: LineSplitter
+  /** `open` while messages are taken; `ending` once the input ended or the server began to close. */
+  private state: 'open' | 'ending' | 'closed' = 'open'
+  private ending: Promise<void> | undefined
+  private endedResolve!: () => void
+  private closedResolve!: () => void
+  /** Settles once the input ended and what it sent was answered: the client is done. */
+  readonly ended: Promise<void>
+  /** Settles once the connection closed, whichever end closed it. */
+  readonly closed: Promise<void>
+
+  constructor (private readonly settings: StdioSettings) {
+    this.lines = new LineSplitter(settings.lineLimit, {
+      line: (text) => { this.receive(text) },
+      overlong: (bytes) => {
+        this.send(JSON.stringify(errorBody(null, new ProtocolError(INVALID_REQUEST, `Invalid Request: a message of ${bytes} bytes is over this server's limit of ${settings.lineLimit} bytes (bodyLimit)`))))
+      }
+    })
+    this.ended = new Promise((resolve) => { this.endedResolve = resolve })
+    this.closed = new Promise((resolve) => { this.closedResolve = resolve })
+  }
+
+  /** Takes the bytes of the input stream; `end`: it ended (or failed: the client is gone either way). */
+  data (chunk: Buffer): void {
+    if (this.state === 'open') this.lines.push(chunk)
+  }
+
+  /** The input ended: its last line is still a message; then the calls in flight are stopped and answered. */
+  inputEnded (): void {
+    if (this.state !== 'open') return
+    this.lines.end()
+    this.settings.log.debug('fastify-sake: stdio input ended; stopping the calls in flight')
+    void this.finish(INPUT_ENDED, 0).then(this.endedResolve)
+  }
+
+  /**
+   * The server is closing (`app.close()`): no new messages are taken, every listen ends with its
+   * final response, the calls in flight get `closeTimeout` ms to answer before their `ctx.signal`
+   * aborts, and the session ends.
+   */
+  async close (): Promise<void> {
+    for (const subscription of this.listens.values()) this.send(subscription.finalResponse())
+    await this.finish(CLOSED_UNDER_CALL, this.settings.closeTimeout)
+  }
+
+  private async finish (why: string, wait: number): Promise<void> {
+    this.ending ??= this.stop(why, wait)
+    await this.ending
+  }
+
+  private async stop (why: string, wait: number): Promise<void> {
+    this.state = 'ending'
+    for (const subscription of this.listens.values()) subscription.stop()
+    this.listens.clear()
+    if (this.answers.size > 0 && wait > 0) await settled(this.answers, wait)
+    for (const entry of this.running.values()) entry.controller?.abort(new Error(why))
+    if (this.answers.size > 0) await settled(this.answers, AFTER_ABORT)
+    this.unsubscribe?.()
+    const session = this.session
+    if (session !== undefined) {
+      try {
+        await this.settings.sessions.end(this.settings.server, session.id, this.settings.log)
+      } catch (err) {
+        this.settings.log.warn({ err }, 'fastify-sake: the session store failed to end the stdio session; it expires at its idleTimeout')
+      }
+    }
+    this.state = 'closed'
+    this.closedResolve()
+  }
+
+  /** One line: a message (or a 2025-03-26 batch), or the error that answers it. */
+  private receive (line: string): void {
+    let body: unknown
+    try {
+      body = parseMessage(line)
+    } catch (err) {
+      this.send(JSON.stringify(errorBody(err instanceof RefusedBodyError ? err.id : null, err as ProtocolError)))
+      return
+    }
+    if (Array.isArray(body)) {
+      this.pending(this.batch(body))
+      return
+    }
+    const inbound = classify(this.settings.server.registry, body, this.session?.id, undefined)
+    if (inbound.refusal !== undefined) {
+      this.send(JSON.stringify(errorBody(inbound.id ?? null, inbound.refusal)))
+      return
+    }
+    if (inbound.kind === 'response') this.pending(this.answered(inbound))
+    else if (inbound.kind === 'notification') this.pending(this.notified(inbound))
+    else this.pending(this.request(inbound as InboundRequest).then((answer) => { if (answer !== undefined) this.send(answer) }))
+  }
+
+  /** Keeps an answer still to come, for the close to wait for; a failure here is our bug, logged. */
+  private pending (work: Promise<void>): void {
+    const tracked = work.catch((err: unknown) => this.settings.log.error({ err }, 'fastify-sake: unexpected error in the stdio transport'))
+    this.answers.add(tracked)
+    void tracked.finally(() => this.answers.delete(tracked))
+  }
+
+  /** Writes one message; nothing once the connection closed. */
+  private send (text: string): boolean {
+    if (this.state === 'closed') return false
+    return this.settings.write(text + '\n')
+  }
+
+  /** A request's answer (a JSON-RPC response's text), or undefined when none is due (a listen, a cancelled call). */
+  private async request (inbound: InboundRequest): Promise<string | undefined> {
+    if (this.state !== 'open') return JSON.stringify(errorBody(inbound.id, closing))
+    const key = JSON.stringify(inbound.id)
+    const entry: Running = { controller: undefined, cancelled: false }
+    this.running.set(key, entry)
+    try {
+      const call = await this.callOf(inbound, entry)
+      if (typeof call === 'string') return call
+      const caller = this.settings.auth
+      if (caller !== undefined) {
+        const refusal = refusalOf(call.target, caller)
+        if (refusal !== undefined) {
+          call.transport.log.info({ subject: caller.subject, reason: refusal.reason, scopes: refusal.scopes }, `fastify-sake: refused: ${refusal.message}`)
+          throw refusal
+        }
+      }
+      if (inbound.facts?.listens === true) {
+        this.listen(call, entry)
+        return undefined
+      }
+      const answer = resultText(call.id, await dispatch(this.settings.server, call))
+      return entry.cancelled ? undefined : answer
+    } catch (err) {
+      if (entry.cancelled) return undefined
+      return JSON.stringify(errorBody(inbound.id, this.protocolError(err)))
+    } finally {
+      if (this.running.get(key) === entry) this.running.delete(key)
+    }
+  }
+
+  /** The call a request makes in its era, or the whole answer of one that needs no call (the handshake, a ping). */
+  private async callOf (inbound: InboundRequest, entry: Running): Promise<Call | string> {
+    if (inbound.era === 'modern') {
+      if (inbound.metaRefusal !== undefined) throw inbound.metaRefusal
+      const meta = inbound.meta!
+      if (!isModernVersion(meta.protocolVersion)) {
+        throw new ProtocolError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${meta.protocolVersion}`, 400, { supported: SUPPORTED_VERSIONS, requested: meta.protocolVersion })
+      }
+      const call = modernCall(inbound, meta, this.transport(inbound, entry), this.settings.auth, undefined)
+      return { ...call, channel: this.channel(entry, undefined) }
+    }
+    if (inbound.facts?.handshake === true) return await this.initialize(inbound)
+    if (this.session === undefined) {
+      // the one request a 2025 client may send before the handshake
+      if (inbound.method === 'ping') return resultText(inbound.id, '{}')
+      throw noSession
+    }
+    const session = await this.current(this.session)
+    const call = sessionCall(session, inbound, this.transport(inbound, entry), this.settings.auth, undefined)
+    // the channel is always open: a tasks/result relays its task's questions on it (`openStream`)
+    const channel = this.channel(entry, session)
+    return { ...call, channel, openStream: () => channel }
+  }
+
+  /** `initialize`: the process's one 2025 session, whose notifications go out from now on. */
+  private async initialize (inbound: InboundRequest): Promise<string> {
+    if (this.session !== undefined) throw initializedTwice
+    const { sessions, server, bus, log } = this.settings
+    const { session, result } = sessions.open(server, inbound.params, this.settings.auth?.subject)
+    // noted before the save settles: the client's next lines (notifications/initialized) belong to it
+    this.session = session
+    await sessions.save(session)
+    const id = session.id
+    this.unsubscribe = bus.subscribe((event) => {
+      if (event.type !== 'sessionEnded') toSession(id, event, sessions.store, (message) => { this.send(message) }, log)
+    })
+    log.info({ protocolVersion: session.protocolVersion, client: session.client.info }, 'fastify-sake: stdio session initialized')
+    return resultText(inbound.id, result)
+  }
+
+  /**
+   * The session as the store has it now (a `logging/setLevel` or a subscription changed it); one the
+   * store no longer has (it expired while the client was idle) is stored again: over stdio the
+   * session lives as long as the process.
+   */
+  private async current (known: Session): Promise<Session> {
+    const { sessions, log } = this.settings
+    const found = sessions.find(known.id, this.settings.auth?.subject, log)
+    const session = isThenable(found) ? await found : found
+    if (session !== undefined) {
+      this.session = session
+      return session
+    }
+    await sessions.save(known)
+    return known
+  }
+
+  /** The protocol core's view of stdio, for one call: no request object, a logger naming the method, a signal the cancel aborts. */
+  private transport (inbound: Inbound, entry: Running): Transport {
+    const field = inbound.facts?.logged
+    const name = field === undefined ? undefined : inbound.params?.[field]
+    let log: Logger | undefined
+    const base = this.settings.log
+    return {
+      request: undefined,
+      get log () {
+        log ??= base.child({ mcp: typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method } })
+        return log
+      },
+      signal: () => {
+        entry.controller ??= new AbortController()
+        if (this.state !== 'open' && !entry.controller.signal.aborted) entry.controller.abort(new Error(INPUT_ENDED))
+        return entry.controller.signal
+      }
+    }
+  }
+
+  /**
+   * Where a call's notifications go: out as lines, until it is cancelled. A 2025 call may also ask
+   * the client (the session protocol's questions, answered by a response line); a 2026-07-28 call
+   * asks with round trips instead, so its channel has no `request`.
+   */
+  private channel (entry: Running, session: Session | undefined): Channel {
+    const notify = (method: string, params: Record<string, unknown>): boolean => !entry.cancelled && this.send(notificationText(method, params))
+    if (session === undefined) return { notify }
+    const questions = this.settings.sessions.questions
+    return {
+      notify,
+      request: async (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> =>
+        await questions.send(session.id, (message) => !entry.cancelled && this.send(message), method, params, options)
+    }
+  }
+
+  /** A 2026-07-28 `subscriptions/listen`: acknowledged, then open until the client cancels it or the server closes. */
+  private listen (call: Call, entry: Running): void {
+    const key = JSON.stringify(call.id)
+    // the filter is checked before anything is acknowledged (a bad one is the request's error)
+    const opening = listenFilter(this.settings.server, call).then((filter) => {
+      if (entry.cancelled || this.state !== 'open') return
+      this.listens.set(key, subscribe(this.settings.bus, call.id, filter, this.settings.server.tasks.store, (text) => { this.send(text) }, call.transport.log))
+    }, (err: unknown) => {
+      if (!entry.cancelled) this.send(JSON.stringify(errorBody(call.id, this.protocolError(err))))
+    })
+    this.pending(opening)
+  }
+
+  /** A client notification: a cancel (both eras, the only way to cancel over stdio), or one of the session's. */
+  private async notified (inbound: Inbound): Promise<void> {
+    if (inbound.method === CLIENT_NOTIFICATIONS.cancelled) {
+      this.cancel(inbound.params?.requestId, inbound.params?.reason)
+      return
+    }
+    if (inbound.era === 'legacy' && this.session !== undefined) await this.settings.sessions.notified(await this.current(this.session), inbound.method!, inbound.params)
+  }
+
+  /** Stops a request the client no longer wants: its signal aborts, and nothing more is sent for it; a listen ends. */
+  private cancel (requestId: unknown, reason: unknown): void {
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
+    const key = JSON.stringify(requestId)
+    const listen = this.listens.get(key)
+    if (listen !== undefined) {
+      listen.stop()
+      this.listens.delete(key)
+    }
+    const entry = this.running.get(key)
+    if (entry === undefined) return
+    entry.cancelled = true
+    entry.controller?.abort(new Error(typeof reason === 'string' ? `cancelled by the client: ${reason}` : 'cancelled by the client'))
+  }
+
+  /** The client's answer to one of our questions (2025); an answer nobody asked for is logged and dropped. */
+  private async answered (inbound: Inbound): Promise<void> {
+    const { sessions, log } = this.settings
+    if (this.session === undefined) {
+      log.warn({ id: inbound.responseId }, 'fastify-sake: a JSON-RPC response arrived on stdio, but no question was asked (2026-07-28 clients send none); dropped')
+      return
+    }
+    try {
+      await sessions.answered(this.session.id, inbound.responseId, answerOf(inbound.result, inbound.error), log)
+    } catch (err) {
+      log.warn({ err, id: inbound.responseId }, 'fastify-sake: a response to a question on stdio could not be delivered; dropped')
+    }
+  }
+
+  /**
+   * A JSON-RPC batch: only a 2025-03-26 session may send one. Each item is taken in order, and the
+   * requests' answers go out together, as one array, once all are in.
+   */
+  private async batch (items: unknown[]): Promise<void> {
+    const session = this.session
+    if (session === undefined || session.protocolVersion !== LEGACY_VERSIONS[2]) {
+      this.send(JSON.stringify(errorBody(null, new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches (arrays) are only allowed in 2025-03-26 sessions; send one message per line'))))
+      return
+    }
+    if (items.length === 0) {
+      this.send(JSON.stringify(errorBody(null, new ProtocolError(INVALID_REQUEST, 'Invalid Request: the batch is empty'))))
+      return
+    }
+    const answers: Array<Promise<string | undefined>> = []
+    for (const item of items) {
+      const inbound = classify(this.settings.server.registry, item, session.id, undefined)
+      if (inbound.refusal !== undefined) answers.push(Promise.resolve(JSON.stringify(errorBody(inbound.id ?? null, inbound.refusal))))
+      else if (inbound.kind === 'request') answers.push(this.request(inbound as InboundRequest))
+      else if (inbound.kind === 'response') await this.answered(inbound)
+      else await this.notified(inbound)
+    }
+    const texts = (await Promise.all(answers)).filter((text) => text !== undefined)
+    if (texts.length > 0) this.send(`[${texts.join(',')}]`)
+  }
+
+  /** A failure as the JSON-RPC error that answers it; anything but a ProtocolError is our bug (logged, -32603). */
+  private protocolError (err: unknown): ProtocolError {
+    if (err instanceof ProtocolError) return err
+    this.settings.log.error({ err }, 'fastify-sake: unexpected error while answering a stdio request')
+    return new ProtocolError(INTERNAL_ERROR, 'Internal error')
+  }
+}
+
+/** Settles when every promise of `pending` has, or after `ms`. */
+async function settled (pending: ReadonlySet<Promise<void>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([Promise.allSettled([...pending]), new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })])
+  clearTimeout(timer)
+}
