@@ -182,6 +182,7 @@ export class StdioConnection {
 
   /** Keeps an answer still to come, for the close to wait for; a failure here is our bug, logged. */
   private pending (work: Promise<void>): void {
+    /* c8 ignore next -- every step answers its own failures; one that throws anyway is our bug, logged rather than left unhandled */
     const tracked = work.catch((err: unknown) => this.settings.log.error({ err }, 'fastify-sake: unexpected error in the stdio transport'))
     this.answers.add(tracked)
     void tracked.finally(() => this.answers.delete(tracked))
@@ -363,6 +364,7 @@ export class StdioConnection {
     }
     try {
       await sessions.answered(this.session.id, inbound.responseId, answerOf(inbound.result, inbound.error), log)
+    /* c8 ignore next 3 -- only a fleet refuses an answer (the asking instance died: 410; the inbox failed: 503); stdio serves one process, whose questions are its own */
     } catch (err) {
       log.warn({ err, id: inbound.responseId }, 'fastify-sake: a response to a question on stdio could not be delivered; dropped')
     }
@@ -397,6 +399,7 @@ export class StdioConnection {
   /** A failure as the JSON-RPC error that answers it; anything but a ProtocolError is our bug (logged, -32603). */
   private protocolError (err: unknown): ProtocolError {
     if (err instanceof ProtocolError) return err
+    /* c8 ignore next 2 -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug */
     this.settings.log.error({ err }, 'fastify-sake: unexpected error while answering a stdio request')
     return new ProtocolError(INTERNAL_ERROR, 'Internal error')
   }

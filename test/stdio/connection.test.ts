@@ -1,0 +1,325 @@
+// The stdio transport on in-memory streams: both eras on one pair of streams, framing and its
+// refusals, progress and log messages, questions, cancellation, listens, batches, the caller's
+// scopes, and the two ends (the input closing, the app closing). Real hosts spawning a real
+// process are test/e2e/stdio.test.ts's.
+import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Type } from '@sinclair/typebox'
+import { MemorySessionStore, type ToolContext } from '../../lib/index.js'
+import { build } from '../helpers/app.js'
+import { captureLog } from '../helpers/logs.js'
+import { MODERN, initialize, stdioPeer } from '../helpers/stdio.js'
+
+/** An app with tools that exercise the channel: a sum, a waiter, a question, progress and log messages. */
+async function app (options: Record<string, unknown> = {}, fastifyOptions: Record<string, unknown> = {}): Promise<Awaited<ReturnType<typeof build>>> {
+  const server = await build({ scopes: { 'notes:write': 'Write notes' }, ...options }, fastifyOptions)
+  server.registerTool({ name: 'add', args: { a: Type.Number(), b: Type.Number() }, execute: ({ a, b }) => a + b })
+  server.registerTool({
+    name: 'wait',
+    execute: async (_args: unknown, ctx: ToolContext) => await new Promise((resolve) => {
+      ctx.signal.addEventListener('abort', () => { resolve(`stopped: ${String(ctx.signal.reason?.message)}`) }, { once: true })
+    })
+  })
+  server.registerTool({
+    name: 'ask',
+    execute: async (_args: unknown, ctx: ToolContext) => {
+      const answer = await ctx.elicit.form('who', 'Who?', Type.Object({ name: Type.String() }))
+      return answer.action === 'accept' ? `hello ${answer.content.name}` : `no: ${answer.action}`
+    }
+  })
+  server.registerTool({
+    name: 'chatty',
+    execute: async (_args: unknown, ctx: ToolContext) => {
+      ctx.progress(1, 2, 'half')
+      ctx.notify('info', { step: 'one' })
+      ctx.progress(2, 2)
+      return 'done'
+    }
+  })
+  server.registerTool({ name: 'guarded', scope: 'notes:write', execute: () => 'written' })
+  server.registerResource({ uri: 'notes://all', name: 'notes', read: () => 'n' })
+  return server
+}
+
+const call = (id: number | string, name: string, args: Record<string, unknown> = {}, meta: Record<string, unknown> = MODERN): Record<string, unknown> =>
+  ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: meta } })
+
+t.test('2026-07-28: discover, a call, a list, and the era\'s errors, one line each', async (t) => {
+  const peer = await stdioPeer(t, await app())
+  const discover = await peer.request(1, 'server/discover', { _meta: MODERN })
+  t.ok(discover.result.supportedVersions.includes('2026-07-28'))
+  t.same(discover.result._meta['io.modelcontextprotocol/serverInfo'], { name: 'test-server', version: '1.0.0' })
+  peer.send(call(2, 'add', { a: 2, b: 3 }))
+  t.same((await peer.response(2)).result.content, [{ type: 'text', text: '5' }])
+  t.same((await peer.request(3, 'tools/list', { _meta: MODERN })).result.tools.map((tool: any) => tool.name), ['add', 'ask', 'chatty', 'guarded', 'wait'])
+  t.same((await peer.request(4, 'nope/nope', { _meta: MODERN })).error, { code: -32601, message: 'Method not found: nope/nope' })
+  const badMeta = await peer.request(5, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } })
+  t.equal(badMeta.error.code, -32602)
+  t.match(badMeta.error.message, /clientCapabilities/)
+  const version = await peer.request(6, 'tools/list', { _meta: { ...MODERN, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } })
+  t.same(version.error, { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2099-01-01' } })
+  t.match((await peer.request(7, 'tools/call', { name: 'add', arguments: { a: 'x', b: 1 }, _meta: MODERN })).result, { isError: true, content: [{ text: /a/ }] }, 'validation as over HTTP')
+  // a modern notification is taken and answers nothing
+  peer.send({ jsonrpc: '2.0', method: 'notifications/whatever', params: { _meta: MODERN } })
+  t.same((await peer.request(8, 'ping')).result, {}, 'a ping with no era is answered')
+  t.equal(peer.raw.length, 8, 'one line per request, nothing else')
+  for (const line of peer.raw) t.notOk(line.includes('\n'))
+})
+
+t.test('framing: malformed lines, blank lines, CRLF, an overlong line, a last line without its newline', async (t) => {
+  const log = captureLog()
+  const server = await app({ bodyLimit: 300 }, { logger: log.logger })
+  const peer = await stdioPeer(t, server)
+  peer.send('{not json')
+  t.match(await peer.next((line) => line.error !== undefined, 'the parse error'), { jsonrpc: '2.0', id: null, error: { code: -32700, message: /^Parse error: Expected property name or '}' in JSON at position 1/ } })
+  peer.send('42')
+  t.same((await peer.next((line) => line.error?.code === -32600, 'a refusal', 1)).id, null)
+  peer.send('{"jsonrpc":"2.0","id":9,"method":"ping","__proto__":{"admin":true}}')
+  const poisoned = await peer.response(9)
+  t.equal(poisoned.error.code, -32600)
+  t.match(poisoned.error.message, /__proto__/)
+  peer.input.write('\n   \n\r\n')
+  peer.input.write(JSON.stringify(call(10, 'add', { a: 1, b: 1 })) + '\r\n')
+  t.same((await peer.response(10)).result.content[0].text, '2')
+  // a line split across chunks, and an overlong one that is dropped as it comes
+  const split = JSON.stringify(call(11, 'add', { a: 4, b: 4 }))
+  peer.input.write(split.slice(0, 10))
+  peer.input.write(split.slice(10) + '\n')
+  t.equal((await peer.response(11)).result.content[0].text, '8')
+  peer.input.write('{"jsonrpc":"2.0","id":12,"method":"ping","params":{"pad":"' + 'x'.repeat(200))
+  peer.input.write('x'.repeat(200) + '"}}\n')
+  const overlong = await peer.next((line) => line.error?.message?.includes('bodyLimit') === true, 'the overlong line\'s refusal')
+  t.same(overlong, { jsonrpc: '2.0', id: null, error: { code: -32600, message: "Invalid Request: a message of 461 bytes is over this server's limit of 300 bytes (bodyLimit)" } })
+  t.same((await peer.request(13, 'ping')).result, {}, 'the connection goes on')
+  const before = peer.lines.length
+  peer.input.end('{"jsonrpc":"2.0","id":14,"method":"ping"}')
+  await peer.handle.closed
+  t.same(peer.lines.slice(before), [{ jsonrpc: '2.0', id: 14, result: {} }], 'the last line, without its newline, is a message')
+  t.same(log.errors(), [])
+})
+
+t.test('2026-07-28: progress and log messages go out before the response; a question is a round trip, never a request line', async (t) => {
+  const peer = await stdioPeer(t, await app())
+  peer.send(call(1, 'chatty', {}, { ...MODERN, progressToken: 'p', 'io.modelcontextprotocol/logLevel': 'info' }))
+  await peer.response(1)
+  t.same(peer.lines.map((line) => line.method ?? `response ${String(line.id)}`), ['notifications/progress', 'notifications/message', 'notifications/progress', 'response 1'])
+  t.same(peer.lines[0].params, { progressToken: 'p', progress: 1, total: 2, message: 'half' })
+  t.same(peer.lines[1].params, { level: 'info', data: { step: 'one' } })
+  const from = peer.lines.length
+  peer.send(call(2, 'chatty'))
+  await peer.response(2)
+  t.equal(peer.lines.length, from + 1, 'no progress token, no log level: the response alone')
+
+  const asked = await peer.request(3, 'tools/call', { name: 'ask', arguments: {}, _meta: { ...MODERN, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } } })
+  t.equal(asked.result.resultType, 'input_required')
+  t.notOk(peer.lines.some((line) => line.method !== undefined && line.id !== undefined), 'the server wrote no request')
+  const retry = await peer.request(4, 'tools/call', {
+    name: 'ask',
+    arguments: {},
+    inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } },
+    requestState: asked.result.requestState,
+    _meta: { ...MODERN, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } }
+  })
+  t.same(retry.result.content, [{ type: 'text', text: 'hello Ada' }])
+})
+
+t.test('cancellation: notifications/cancelled stops the call, and nothing more is sent for it, in either era', async (t) => {
+  const peer = await stdioPeer(t, await app())
+  peer.send(call(1, 'wait'))
+  await sleep(20)
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'enough', _meta: MODERN } })
+  // the call stopped (its answer would say so), and its answer was not written
+  t.same((await peer.request(2, 'ping')).result, {})
+  await sleep(20)
+  t.notOk(peer.lines.some((line) => line.id === 1), 'no response to a cancelled request')
+  // a cancel of nothing known, or with no usable id, is dropped
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nobody' } })
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { no: 1 } } })
+
+  await initialize(peer)
+  peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'wait', arguments: {} } })
+  await sleep(20)
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } })
+  t.same((await peer.request(4, 'ping')).result, {})
+  await sleep(20)
+  t.notOk(peer.lines.some((line) => line.id === 3), 'a 2025 session\'s cancelled call is not answered either')
+})
+
+t.test('a 2025 session: one per process, its questions as request lines, its notifications on the same channel', async (t) => {
+  const server = await app()
+  const peer = await stdioPeer(t, server)
+  t.same((await peer.request(1, 'ping')).result, {}, 'a ping before the handshake')
+  const early = await peer.request(2, 'tools/list')
+  t.equal(early.error.code, -32600)
+  t.match(early.error.message, /no session\. A 2025 client sends initialize first/)
+  const init = await initialize(peer, '2025-11-25', { elicitation: {} })
+  t.equal(init.result.protocolVersion, '2025-11-25')
+  t.same((await peer.request(3, 'tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).result, { content: [{ type: 'text', text: '2' }] }, 'a 2025 result: no resultType')
+  const again = await peer.request(4, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } })
+  t.match(again.error, { code: -32600, message: /already initialized/ })
+
+  // the question goes out as a request line, its answer comes back as a response line
+  peer.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ask', arguments: {} } })
+  const question = await peer.next((line) => line.method === 'elicitation/create', 'the question')
+  t.match(question.id, /^sake-/)
+  peer.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Grace' } } })
+  t.same((await peer.response(5)).result.content, [{ type: 'text', text: 'hello Grace' }])
+  peer.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'ask', arguments: {} } })
+  const second = await peer.next((line) => line.method === 'elicitation/create' && line.id !== question.id, 'the second question')
+  peer.send({ jsonrpc: '2.0', id: second.id, error: { code: -1, message: 'no' } })
+  t.match((await peer.response(6)).result, { isError: true })
+  // an answer to no question is dropped, and the session goes on
+  peer.send({ jsonrpc: '2.0', id: 'sake-nobody-1', result: {} })
+
+  // logging/setLevel lasts for the session; list changes and subscribed updates come on the one channel
+  await peer.request(7, 'logging/setLevel', { level: 'info' })
+  peer.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'chatty', arguments: {} } })
+  await peer.response(8)
+  t.ok(peer.lines.some((line) => line.method === 'notifications/message' && line.params.data.step === 'one'), 'the session\'s log level applies')
+  await server.mcp.listChanged('tools')
+  t.same(await peer.next((line) => line.method === 'notifications/tools/list_changed', 'the list change'), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' })
+  await peer.request(9, 'resources/subscribe', { uri: 'notes://all' })
+  await server.mcp.resourceUpdated('notes://all')
+  t.same((await peer.next((line) => line.method === 'notifications/resources/updated', 'the update')).params, { uri: 'notes://all' })
+})
+
+t.test('a session the store forgot (it expired while the client was idle) is stored again: it lives as long as the process', async (t) => {
+  const store = new MemorySessionStore({ idleTimeout: 60_000, maxSessions: 10 })
+  const peer = await stdioPeer(t, await app({ sessions: { store } }))
+  await initialize(peer)
+  const id = (await peer.request(1, 'ping')).id
+  t.equal(id, 1)
+  const [sessionId] = [...(store as any).entries.keys()]
+  await store.delete(sessionId)
+  t.same((await peer.request(2, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })).result.content, [{ type: 'text', text: '3' }])
+  t.ok(await store.get(sessionId), 'the session is back in the store')
+})
+
+t.test('2025-03-26: a batch is answered as one array; elsewhere a batch is refused', async (t) => {
+  const peer = await stdioPeer(t, await app())
+  peer.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }])
+  t.match((await peer.next((line) => line.error !== undefined, 'the refusal')).error.message, /only allowed in 2025-03-26 sessions/)
+  await initialize(peer, '2025-03-26')
+  peer.send([])
+  t.match((await peer.next((line) => line.error?.message === 'Invalid Request: the batch is empty', 'the empty batch')).id, null)
+  const before = peer.lines.length
+  peer.send([
+    { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 'sake-x-1', result: {} },
+    { jsonrpc: '1.0', id: 'b', method: 'ping' },
+    { jsonrpc: '2.0', id: 'c', method: 'ping' }
+  ])
+  const batch = await peer.next(Array.isArray, 'the batch\'s answer', before)
+  t.same(batch.map((item: any) => item.id), ['a', 'b', 'c'])
+  t.equal(batch[0].result.content[0].text, '3')
+  t.equal(batch[1].error.code, -32600)
+  const notifications = [{ jsonrpc: '2.0', method: 'notifications/initialized' }]
+  peer.send(notifications)
+  t.same((await peer.request('after', 'ping')).result, {})
+  t.notOk(peer.lines.slice(before + 1).some(Array.isArray), 'a batch of notifications answers nothing')
+})
+
+t.test('2026-07-28 subscriptions/listen: acknowledged, tagged, ended by a cancel or by the app\'s close', async (t) => {
+  const server = await app()
+  const peer = await stdioPeer(t, server)
+  peer.send({ jsonrpc: '2.0', id: 'l1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN } })
+  const ack = await peer.next((line) => line.method === 'notifications/subscriptions/acknowledged', 'the acknowledgement')
+  t.same(ack.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'l1' }, notifications: { toolsListChanged: true } })
+  await server.mcp.listChanged('tools')
+  const changed = await peer.next((line) => line.method === 'notifications/tools/list_changed', 'the tagged change')
+  t.same(changed.params._meta, { 'io.modelcontextprotocol/subscriptionId': 'l1' })
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l1', _meta: MODERN } })
+  t.same((await peer.request('p', 'ping')).result, {})
+  const count = peer.lines.length
+  await server.mcp.listChanged('tools')
+  t.same((await peer.request('q', 'ping')).result, {})
+  t.equal(peer.lines.length, count + 1, 'a cancelled listen hears nothing more, and is not answered')
+
+  const bad = await peer.request('l2', 'subscriptions/listen', { notifications: { toolsListChanged: 'yes' }, _meta: MODERN })
+  t.match(bad.error, { code: -32602, message: /toolsListChanged must be a boolean/ })
+  peer.send({ jsonrpc: '2.0', id: 'l3', method: 'subscriptions/listen', params: { notifications: { promptsListChanged: true }, _meta: MODERN } })
+  await peer.next((line) => line.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === 'l3', 'the second acknowledgement')
+  await server.close()
+  t.same(peer.lines.at(-1), { jsonrpc: '2.0', id: 'l3', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'l3' } } }, 'the server\'s close ends a listen with its final response')
+})
+
+t.test('a caller: every call is checked against its scopes; without one, nothing is', async (t) => {
+  const log = captureLog({ level: 'info' })
+  const peer = await stdioPeer(t, await app({}, { logger: log.logger }), { caller: { subject: 'dev', scopes: [] } })
+  const refused = await peer.request(1, 'tools/call', { name: 'guarded', arguments: {}, _meta: MODERN })
+  t.equal(refused.error.code, -32600)
+  t.match(refused.error.message, /notes:write/)
+  t.ok(log.lines.some((line) => line.msg?.startsWith('fastify-sake: refused:') === true && line.subject === 'dev'))
+  await initialize(peer)
+  t.match((await peer.request(2, 'tools/call', { name: 'guarded', arguments: {} })).error.message, /notes:write/, 'in a 2025 session too')
+
+  const allowed = await stdioPeer(t, await app(), { caller: { subject: 'dev', scopes: 'notes:write' } })
+  t.same((await allowed.request(1, 'tools/call', { name: 'guarded', arguments: {}, _meta: MODERN })).result.content, [{ type: 'text', text: 'written' }])
+  const open = await stdioPeer(t, await app())
+  t.same((await open.request(1, 'tools/call', { name: 'guarded', arguments: {}, _meta: MODERN })).result.content, [{ type: 'text', text: 'written' }], 'no caller: the process owner may call anything')
+})
+
+t.test('the input ends: the calls in flight stop and answer, the session ends, and (closeOnEnd) the app closes', async (t) => {
+  const server = await app()
+  let closed = false
+  server.addHook('onClose', async () => { closed = true })
+  const peer = await stdioPeer(t, server, { closeOnEnd: true })
+  await initialize(peer)
+  peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait', arguments: {} } })
+  peer.send(call(2, 'wait'))
+  await sleep(20)
+  peer.input.end()
+  await peer.handle.closed
+  t.same((await peer.response(1)).result.content, [{ type: 'text', text: 'stopped: the client closed its input (stdin)' }])
+  t.same((await peer.response(2)).result.content, [{ type: 'text', text: 'stopped: the client closed its input (stdin)' }])
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.ok(closed, 'the app closed')
+  t.ok(peer.input.destroyed, 'nothing more is read')
+})
+
+t.test('the app closes: calls in flight get closeTimeout, then their signal aborts; a handle closes alone too', async (t) => {
+  const server = await app({ closeTimeout: 100 })
+  const peer = await stdioPeer(t, server)
+  peer.send(call(1, 'wait'))
+  await sleep(20)
+  const started = Date.now()
+  await server.close()
+  t.ok(Date.now() - started >= 90, 'the close waited for the call')
+  t.same((await peer.response(1)).result.content, [{ type: 'text', text: 'stopped: the server closed before the call finished' }])
+  await peer.handle.closed
+  peer.send({ jsonrpc: '2.0', id: 2, method: 'ping' })
+  await sleep(20)
+  t.notOk(peer.lines.some((line) => line.id === 2), 'nothing is read once closed')
+
+  const other = await app()
+  const alone = await stdioPeer(t, other)
+  await alone.handle.close()
+  await alone.handle.closed
+  t.ok(alone.input.destroyed)
+  t.equal(other.mcp.draining, false, 'closing a handle leaves the app be')
+})
+
+t.test('a stream that fails is a client gone; a second input end is nothing new', async (t) => {
+  const log = captureLog()
+  const server = await app({}, { logger: log.logger })
+  const peer = await stdioPeer(t, server)
+  peer.output.emit('error', new Error('EPIPE'))
+  await peer.handle.closed
+  t.ok(log.lines.some((line) => line.msg === 'fastify-sake: the stdio stream failed; the client is taken to be gone'))
+  peer.input.emit('end')
+  peer.input.write(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'))
+  await sleep(20)
+  t.same(peer.lines, [])
+})
+
+t.test('a session store that fails to end the session at the end: logged, and the connection still closes', async (t) => {
+  const log = captureLog()
+  const store = new MemorySessionStore({ idleTimeout: 60_000, maxSessions: 10 })
+  const peer = await stdioPeer(t, await app({ sessions: { store } }, { logger: log.logger }))
+  await initialize(peer)
+  store.delete = async () => { throw new Error('store down') }
+  peer.input.end()
+  await peer.handle.closed
+  t.ok(log.lines.some((line) => line.msg?.startsWith('fastify-sake: the session store failed to end the stdio session') === true))
+})
