@@ -399,7 +399,7 @@ export class StdioConnection {
   /** A failure as the JSON-RPC error that answers it; anything but a ProtocolError is our bug (logged, -32603). */
   private protocolError (err: unknown): ProtocolError {
     if (err instanceof ProtocolError) return err
-    /* c8 ignore next 2 -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug */
+    /* c8 ignore next 3 -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug */
     this.settings.log.error({ err }, 'fastify-sake: unexpected error while answering a stdio request')
     return new ProtocolError(INTERNAL_ERROR, 'Internal error')
   }

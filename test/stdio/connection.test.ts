@@ -183,6 +183,28 @@ t.test('a 2025 session: one per process, its questions as request lines, its not
   t.same((await peer.next((line) => line.method === 'notifications/resources/updated', 'the update')).params, { uri: 'notes://all' })
 })
 
+t.test('a response line before any session (2026-07-28 clients send none) is logged and dropped', async (t) => {
+  const log = captureLog()
+  const peer = await stdioPeer(t, await app({}, { logger: log.logger }))
+  peer.send({ jsonrpc: '2.0', id: 'x', result: {} })
+  t.same((await peer.request(1, 'ping')).result, {})
+  t.equal(peer.lines.length, 1, 'nothing answers a response')
+  t.match(log.lines.find((line) => line.id === 'x'), { level: 40, msg: /a JSON-RPC response arrived on stdio, but no question was asked/ })
+})
+
+t.test('routes as tools over stdio: the route runs, from this host, with the caller as request.mcpAuth and nothing forwarded', async (t) => {
+  const server = await app()
+  const seen: unknown[] = []
+  server.get('/whoami', { config: { mcp: { name: 'whoami' } } }, async (request) => {
+    seen.push({ ip: request.ip, auth: request.mcpAuth?.subject, authorization: request.headers.authorization ?? null })
+    return { ok: true }
+  })
+  const peer = await stdioPeer(t, server, { caller: { subject: 'dev', scopes: [] } })
+  const answer = await peer.request(1, 'tools/call', { name: 'whoami', arguments: {}, _meta: MODERN })
+  t.same(answer.result.structuredContent, { ok: true })
+  t.same(seen, [{ ip: '127.0.0.1', auth: 'dev', authorization: null }])
+})
+
 t.test('a session the store forgot (it expired while the client was idle) is stored again: it lives as long as the process', async (t) => {
   const store = new MemorySessionStore({ idleTimeout: 60_000, maxSessions: 10 })
   const peer = await stdioPeer(t, await app({ sessions: { store } }))
