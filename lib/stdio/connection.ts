@@ -52,6 +52,8 @@ export interface StdioSettings {
   readonly log: Logger
   /** The caller every message is checked against; undefined: no checks (the process owner calls). */
   readonly auth: AuthInfo | undefined
+  /** Whether each request's completion is logged (Fastify's `disableRequestLogging` turns it off). */
+  readonly logRequests: boolean
   /** The longest line, in bytes (the plugin's `bodyLimit`). */
   readonly lineLimit: number
   /** How long calls in flight may take to answer when the connection closes, in ms. */
@@ -194,8 +196,23 @@ export class StdioConnection {
     return this.settings.write(text + '\n')
   }
 
-  /** A request's answer (a JSON-RPC response's text), or undefined when none is due (a listen, a cancelled call). */
+  /**
+   * A request's answer (a JSON-RPC response's text), or undefined when none is due (a listen, a
+   * cancelled call); logged once answered, as Fastify logs an HTTP request's completion.
+   */
   private async request (inbound: InboundRequest): Promise<string | undefined> {
+    const started = performance.now()
+    const answer = await this.answer(inbound)
+    if (this.settings.logRequests) {
+      const field = inbound.facts?.logged
+      const name = field === undefined ? undefined : inbound.params?.[field]
+      const mcp = typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method }
+      this.settings.log.info({ mcp, mcpRequestId: inbound.id, answered: answer !== undefined, responseTime: performance.now() - started }, 'fastify-sake: stdio request completed')
+    }
+    return answer
+  }
+
+  private async answer (inbound: InboundRequest): Promise<string | undefined> {
     if (this.state !== 'open') return JSON.stringify(errorBody(inbound.id, closing))
     const key = JSON.stringify(inbound.id)
     const entry: Running = { controller: undefined, cancelled: false }

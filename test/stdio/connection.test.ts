@@ -183,6 +183,22 @@ t.test('a 2025 session: one per process, its questions as request lines, its not
   t.same((await peer.next((line) => line.method === 'notifications/resources/updated', 'the update')).params, { uri: 'notes://all' })
 })
 
+t.test('each request is logged once answered, as Fastify logs an HTTP request; disableRequestLogging turns it off', async (t) => {
+  const log = captureLog({ level: 'info' })
+  const peer = await stdioPeer(t, await app({}, { logger: log.logger }))
+  await peer.request(1, 'tools/call', { name: 'add', arguments: { a: 1, b: 1 }, _meta: MODERN })
+  await peer.request(2, 'ping')
+  const completed = log.lines.filter((line) => line.msg === 'fastify-sake: stdio request completed')
+  t.match(completed, [
+    { level: 30, mcp: { method: 'tools/call', name: 'add' }, mcpRequestId: 1, answered: true, responseTime: Number },
+    { mcp: { method: 'ping' }, mcpRequestId: 2 }
+  ])
+  const quiet = captureLog({ level: 'info' })
+  const silent = await stdioPeer(t, await app({}, { logger: quiet.logger, disableRequestLogging: true }))
+  await silent.request(1, 'ping')
+  t.notOk(quiet.lines.some((line) => line.msg === 'fastify-sake: stdio request completed'))
+})
+
 t.test('a response line before any session (2026-07-28 clients send none) is logged and dropped', async (t) => {
   const log = captureLog()
   const peer = await stdioPeer(t, await app({}, { logger: log.logger }))
