@@ -361,3 +361,30 @@ t.test('a session store that fails to end the session at the end: logged, and th
   await peer.handle.closed
   t.ok(log.lines.some((line) => line.msg?.startsWith('fastify-sake: the session store failed to end the stdio session') === true))
 })
+
+t.test('hostile lines (seeded): every line out is a JSON-RPC response or notification, nothing unexpected is logged, and the connection goes on', async (t) => {
+  const fc = await import('fast-check')
+  const log = captureLog()
+  const peer = await stdioPeer(t, await app({ bodyLimit: 4096 }, { logger: log.logger }))
+  const methods = ['tools/call', 'tools/list', 'initialize', 'ping', 'resources/read', 'subscriptions/listen', 'server/discover', 'notifications/cancelled', 'nope', '__proto__']
+  const message = fc.record({
+    jsonrpc: fc.constantFrom('2.0', '2.0', '1.0', 2),
+    id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.object()),
+    method: fc.oneof(fc.constantFrom(...methods), fc.string({ maxLength: 12 })),
+    params: fc.oneof(fc.constant(undefined), fc.object(), fc.record({ name: fc.constantFrom('add', 'wait', 'nope'), arguments: fc.anything(), _meta: fc.oneof(fc.constant(MODERN), fc.object()) }))
+  }, { requiredKeys: [] })
+  const line = fc.oneof(message.map((value) => JSON.stringify(value)), fc.json(), fc.string({ maxLength: 64 }), fc.array(message, { maxLength: 3 }).map((value) => JSON.stringify(value)))
+  const lines = fc.sample(line, { numRuns: 400, seed: 32 })
+  for (const text of lines) peer.send(text.replaceAll('\n', ' '))
+  t.same((await peer.request('last', 'ping')).result, {}, 'still answering')
+  for (const text of peer.raw) {
+    const value = JSON.parse(text)
+    for (const item of Array.isArray(value) ? value : [value]) {
+      t.equal(item.jsonrpc, '2.0')
+      t.ok(('result' in item) !== ('error' in item) || typeof item.method === 'string', 'a response or a notification')
+      if (item.error !== undefined) t.ok(Number.isInteger(item.error.code) && typeof item.error.message === 'string' && item.error.message.length > 0)
+    }
+  }
+  t.ok(peer.lines.length > 100, `${peer.lines.length} lines answered`)
+  t.same(log.errors(), [], 'nothing the transport did not expect')
+})
