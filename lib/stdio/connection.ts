@@ -26,7 +26,6 @@ import { CLIENT_NOTIFICATIONS } from '../spec/methods.js'
 import type { AuthInfo, ClientAnswer, Logger } from '../spec/types.js'
 import type { Bus } from '../state/bus.js'
 import type { Session } from '../state/session-store.js'
-import { isThenable } from '../values.js'
 import { refusalOf } from '../protocol/access.js'
 import { modernCall, sessionCall, type Call, type Channel, type ClientRequestOptions, type Transport } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
@@ -78,7 +77,6 @@ const AFTER_ABORT = 1000
 const noSession = new ProtocolError(INVALID_REQUEST,
   'Invalid Request: no session. A 2025 client sends initialize first (over stdio the process holds one session); a 2026-07-28 client sends params._meta with "io.modelcontextprotocol/protocolVersion"')
 const initializedTwice = new ProtocolError(INVALID_REQUEST, 'Invalid Request: this process\'s session is already initialized; over stdio a process holds one session (start the server again for a new one)')
-const closing = new ProtocolError(INTERNAL_ERROR, 'Server closing: this server takes no new requests; start it again')
 
 export class StdioConnection {
   /** The process's 2025 session, once `initialize` opened it. */
@@ -93,6 +91,8 @@ export class StdioConnection {
   /** `open` while messages are taken; `ending` once the input ended or the server began to close. */
   private state: 'open' | 'ending' | 'closed' = 'open'
   private ending: Promise<void> | undefined
+  /** Why the calls in flight were told to stop, once they were: a call that reads its signal later finds it aborted. */
+  private stopped: string | undefined
   private endedResolve!: () => void
   private closedResolve!: () => void
   /** Settles once the input ended and what it sent was answered: the client is done. */
@@ -144,6 +144,7 @@ export class StdioConnection {
     for (const subscription of this.listens.values()) subscription.stop()
     this.listens.clear()
     if (this.answers.size > 0 && wait > 0) await settled(this.answers, wait)
+    this.stopped = why
     for (const entry of this.running.values()) entry.controller?.abort(new Error(why))
     if (this.answers.size > 0) await settled(this.answers, AFTER_ABORT)
     this.unsubscribe?.()
@@ -213,10 +214,19 @@ export class StdioConnection {
   }
 
   private async answer (inbound: InboundRequest): Promise<string | undefined> {
-    if (this.state !== 'open') return JSON.stringify(errorBody(inbound.id, closing))
     const key = JSON.stringify(inbound.id)
     const entry: Running = { controller: undefined, cancelled: false }
     this.running.set(key, entry)
+    try {
+      return await this.settle(inbound, entry)
+    } finally {
+      // a later request may have reused the id (a client's bug): its entry stays
+      if (this.running.get(key) === entry) this.running.delete(key)
+    }
+  }
+
+  /** The request's answer in its era; a cancelled call's (its failure included) is nothing. */
+  private async settle (inbound: InboundRequest, entry: Running): Promise<string | undefined> {
     try {
       const call = await this.callOf(inbound, entry)
       if (typeof call === 'string') return call
@@ -235,10 +245,7 @@ export class StdioConnection {
       const answer = resultText(call.id, await dispatch(this.settings.server, call))
       return entry.cancelled ? undefined : answer
     } catch (err) {
-      if (entry.cancelled) return undefined
-      return JSON.stringify(errorBody(inbound.id, this.protocolError(err)))
-    } finally {
-      if (this.running.get(key) === entry) this.running.delete(key)
+      return entry.cancelled ? undefined : JSON.stringify(errorBody(inbound.id, this.protocolError(err)))
     }
   }
 
@@ -289,8 +296,8 @@ export class StdioConnection {
    */
   private async current (known: Session): Promise<Session> {
     const { sessions, log } = this.settings
-    const found = sessions.find(known.id, this.settings.auth?.subject, log)
-    const session = isThenable(found) ? await found : found
+    // a store may answer at once (memory) or later (Redis): stdio is no hot path, so one await for both
+    const session = await sessions.find(known.id, this.settings.auth?.subject, log)
     if (session !== undefined) {
       this.session = session
       return session
@@ -313,7 +320,8 @@ export class StdioConnection {
       },
       signal: () => {
         entry.controller ??= new AbortController()
-        if (this.state !== 'open' && !entry.controller.signal.aborted) entry.controller.abort(new Error(INPUT_ENDED))
+        // aborting an aborted controller does nothing: its first reason stands
+        if (this.stopped !== undefined) entry.controller.abort(new Error(this.stopped))
         return entry.controller.signal
       }
     }

@@ -5,10 +5,12 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Type } from '@sinclair/typebox'
-import { MemorySessionStore, type ToolContext } from '../../lib/index.js'
+import { MemorySessionStore, MemoryTaskStore, type ToolContext } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
 import { captureLog } from '../helpers/logs.js'
 import { MODERN, initialize, stdioPeer } from '../helpers/stdio.js'
+import { until } from '../helpers/until.js'
+import { TASKS_EXTENSION } from '../../lib/spec/tasks.js'
 
 /** An app with tools that exercise the channel: a sum, a waiter, a question, progress and log messages. */
 async function app (options: Record<string, unknown> = {}, fastifyOptions: Record<string, unknown> = {}): Promise<Awaited<ReturnType<typeof build>>> {
@@ -37,7 +39,21 @@ async function app (options: Record<string, unknown> = {}, fastifyOptions: Recor
     }
   })
   server.registerTool({ name: 'guarded', scope: 'notes:write', execute: () => 'written' })
+  server.registerTool({
+    name: 'late',
+    execute: async (_args: unknown, ctx: ToolContext) => {
+      await sleep(40)
+      return `aborted: ${String(ctx.signal.aborted)}${ctx.signal.aborted ? `, ${String(ctx.signal.reason?.message)}` : ''}`
+    }
+  })
   server.registerResource({ uri: 'notes://all', name: 'notes', read: () => 'n' })
+  server.registerResource({
+    uri: 'notes://stuck',
+    name: 'stuck',
+    read: async (_uri, _vars, ctx) => await new Promise((_resolve, reject) => {
+      ctx.signal.addEventListener('abort', () => { reject(new Error('the read stopped')) }, { once: true })
+    })
+  })
   return server
 }
 
@@ -51,7 +67,7 @@ t.test('2026-07-28: discover, a call, a list, and the era\'s errors, one line ea
   t.same(discover.result._meta['io.modelcontextprotocol/serverInfo'], { name: 'test-server', version: '1.0.0' })
   peer.send(call(2, 'add', { a: 2, b: 3 }))
   t.same((await peer.response(2)).result.content, [{ type: 'text', text: '5' }])
-  t.same((await peer.request(3, 'tools/list', { _meta: MODERN })).result.tools.map((tool: any) => tool.name), ['add', 'ask', 'chatty', 'guarded', 'wait'])
+  t.same((await peer.request(3, 'tools/list', { _meta: MODERN })).result.tools.map((tool: any) => tool.name), ['add', 'ask', 'chatty', 'guarded', 'late', 'wait'])
   t.same((await peer.request(4, 'nope/nope', { _meta: MODERN })).error, { code: -32601, message: 'Method not found: nope/nope' })
   const badMeta = await peer.request(5, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } })
   t.equal(badMeta.error.code, -32602)
@@ -387,4 +403,131 @@ t.test('hostile lines (seeded): every line out is a JSON-RPC response or notific
   }
   t.ok(peer.lines.length > 100, `${peer.lines.length} lines answered`)
   t.same(log.errors(), [], 'nothing the transport did not expect')
+})
+
+t.test('a call that first reads its signal after the calls were told to stop finds it aborted, with the reason; during closeTimeout it is not', async (t) => {
+  const peer = await stdioPeer(t, await app())
+  peer.send(call(1, 'late'))
+  peer.input.end()
+  await peer.handle.closed
+  t.same((await peer.response(1)).result.content, [{ type: 'text', text: 'aborted: true, the client closed its input (stdin)' }])
+
+  const server = await app({ closeTimeout: 2000 })
+  const closing = await stdioPeer(t, server)
+  closing.send(call(1, 'late'))
+  await sleep(5)
+  const started = Date.now()
+  await server.close()
+  t.ok(Date.now() - started < 1500, 'the close waited for the call alone, not closeTimeout')
+  t.same((await closing.response(1)).result.content, [{ type: 'text', text: 'aborted: false' }], 'closeTimeout is the call\'s to finish in')
+})
+
+t.test('two requests in flight with the same id (a client\'s bug) are both answered', async (t) => {
+  const peer = await stdioPeer(t, await app())
+  peer.send(call(7, 'late'))
+  peer.send(call(7, 'add', { a: 1, b: 1 }))
+  await peer.next((line) => line.result?.content?.[0]?.text === 'aborted: false', 'the slow one\'s answer')
+  t.same(peer.lines.map((line) => [line.id, line.result.content[0].text]), [[7, '2'], [7, 'aborted: false']])
+})
+
+t.test('a cancelled request that then fails is not answered either', async (t) => {
+  const log = captureLog()
+  const peer = await stdioPeer(t, await app({}, { logger: log.logger }))
+  peer.send({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'notes://stuck', _meta: MODERN } })
+  await sleep(20)
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: MODERN } })
+  t.same((await peer.request(2, 'ping')).result, {})
+  await sleep(20)
+  t.same(peer.lines.map((line) => line.id), [2], 'nothing for the cancelled read, its error included')
+  t.ok(log.lines.some((line) => line.err?.message === 'the read stopped'), 'the read\'s failure is still logged')
+})
+
+t.test('a listen cancelled, or whose connection ended, before its filter was checked never opens', async (t) => {
+  const server = await app()
+  const peer = await stdioPeer(t, server)
+  // one chunk: the cancel is read before the listen's filter is checked
+  peer.input.write(JSON.stringify({ jsonrpc: '2.0', id: 'l1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN } }) + '\n' + JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l1', _meta: MODERN } }) + '\n')
+  t.same((await peer.request('p', 'ping')).result, {})
+  await server.mcp.listChanged('tools')
+  t.same((await peer.request('q', 'ping')).result, {})
+  t.same(peer.lines.map((line) => line.id), ['p', 'q'], 'no acknowledgement, no change, no answer')
+
+  // a task store that answers when told: the listen's filter (its taskIds) is checked after the input ended
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  let asked = false
+  class SlowStore extends MemoryTaskStore {
+    override async get (taskId: string): Promise<any> {
+      asked = true
+      await gate
+      return super.get(taskId)
+    }
+  }
+  const other = await app({ tasks: { store: new SlowStore({}) } })
+  const ending = await stdioPeer(t, other)
+  ending.send({ jsonrpc: '2.0', id: 'l2', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, taskIds: ['t1'] }, _meta: { ...MODERN, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } } } })
+  await until(() => asked, { what: 'the filter\'s task lookup' })
+  ending.input.end()
+  await sleep(10)
+  release()
+  await ending.handle.closed
+  await other.mcp.listChanged('tools')
+  await sleep(20)
+  t.same(ending.lines, [], 'a listen whose connection ended first is not opened')
+})
+
+t.test('2025-03-26: a batch item that is no message is refused with id null, its neighbours answered', async (t) => {
+  const peer = await stdioPeer(t, await app())
+  await initialize(peer, '2025-03-26')
+  const before = peer.lines.length
+  peer.send([42, { jsonrpc: '2.0', id: 1, method: 'ping' }])
+  const answers = await peer.next(Array.isArray, 'the batch\'s answers', before)
+  t.equal(answers.length, 2)
+  t.match(answers[0], { id: null, error: { code: -32600 } })
+  t.same(answers[1], { jsonrpc: '2.0', id: 1, result: {} })
+})
+
+t.test('2025-11-25 tasks over stdio: the task\'s question travels on the channel while tasks/result waits, and its answer finishes the task', async (t) => {
+  const server = await app()
+  server.registerTool({
+    name: 'report',
+    task: true,
+    execute: async (_args: unknown, ctx: ToolContext) => {
+      const answer = await ctx.elicit.form('format', 'Which format?', Type.Object({ format: Type.String() }))
+      return answer.action === 'accept' ? `report as ${answer.content.format}` : `no: ${answer.action}`
+    }
+  })
+  const peer = await stdioPeer(t, server)
+  await initialize(peer, '2025-11-25', { elicitation: {}, tasks: { requests: { elicitation: { create: {} } } } })
+  const created = await peer.request(1, 'tools/call', { name: 'report', arguments: {}, task: { ttl: 60_000 } })
+  const { taskId } = created.result.task
+  t.ok(typeof taskId === 'string')
+  peer.send({ jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId } })
+  const question = await peer.next((line) => line.method === 'elicitation/create', 'the task\'s question')
+  t.same(question.params._meta['io.modelcontextprotocol/related-task'], { taskId })
+  peer.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { format: 'csv' } } })
+  const result = await peer.response(2)
+  t.same(result.result.content, [{ type: 'text', text: 'report as csv' }])
+  t.same(result.result._meta['io.modelcontextprotocol/related-task'], { taskId })
+})
+
+t.test('a call that answers after the connection closed (it ignored its signal) writes nothing', async (t) => {
+  const server = await app({ closeTimeout: 10 })
+  let answered = false
+  server.registerTool({
+    name: 'stubborn',
+    execute: async () => {
+      await sleep(1300)
+      answered = true
+      return 'too late'
+    }
+  })
+  const peer = await stdioPeer(t, server)
+  peer.send(call(1, 'stubborn'))
+  await sleep(20)
+  await server.close()
+  await peer.handle.closed
+  await until(() => answered, { what: 'the stubborn call to finish' })
+  await sleep(10)
+  t.same(peer.lines, [], 'closed means closed: no line after it')
 })
