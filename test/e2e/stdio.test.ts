@@ -71,20 +71,28 @@ function watch (transport: V1Transport | V2Transport): Watched {
   return { exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))), signals }
 }
 
-/** Every message `transport` hands its client from now on (call after connect, which sets `onmessage`). */
-function received (transport: V1Transport | V2Transport): any[] {
-  const messages: any[] = []
+/** The messages between a client and its transport from now on, both ways (call after connect, which sets `onmessage`). */
+function traffic (transport: V1Transport | V2Transport): { sent: any[], received: any[] } {
+  const sent: any[] = []
+  const received: any[] = []
   // v1 passes a second argument (the message's extra info), v2 none: handed on as it came
   const deliver = transport.onmessage! as (message: unknown, extra?: unknown) => void
   transport.onmessage = (message: any, extra?: any) => {
-    messages.push(message)
+    received.push(message)
     deliver(message, extra)
   }
-  return messages
+  const send = transport.send.bind(transport) as (message: any, options?: any) => Promise<void>
+  transport.send = async (message: any, options?: any) => {
+    sent.push(message)
+    await send(message, options)
+  }
+  return { sent, received }
 }
 
-/** The client's errors, but the dropped last progress that converse() explains. */
-const unexpected = (errors: Error[]): string[] => errors.map((err) => err.message).filter((message) => !message.includes('progress notification for an unknown token'))
+/** How both SDKs report a progress notification that came after its call settled (see converse()). */
+const LATE_PROGRESS = 'progress notification for an unknown token'
+/** The client's errors, but the late progress converse() counts. */
+const unexpected = (errors: Error[]): string[] => errors.map((err) => err.message).filter((message) => !message.includes(LATE_PROGRESS))
 
 /** What the steps below need of a host's client: the two SDKs differ only in callTool's arguments. */
 interface Host {
@@ -94,8 +102,10 @@ interface Host {
   asked: () => number
   /** The server's stderr so far. */
   stderr: () => string
-  /** Every message the client's transport received, in order. */
-  received: () => any[]
+  /** The messages the client sent and received, in order. */
+  traffic: { sent: any[], received: any[] }
+  /** What the client reported to its onerror. */
+  errors: Error[]
 }
 
 /** What every host does alike: list, call, a question answered, progress, a cancelled call and one after it. */
@@ -109,20 +119,28 @@ async function converse (t: Test, host: Host, answer: string): Promise<void> {
   t.same(greeted.content, [{ type: 'text', text: `Hello, ${answer}!` }], "greet asked for a name; the client's handler answered")
   t.equal(host.asked(), 1, 'the question reached the elicitation handler once')
 
-  // the server writes progress 1, 2 and 3, then the response; both SDKs run a notification's handler
-  // a microtask later but settle a response at once, forgetting its progress handler: when the last
-  // progress and the response come in one read, that progress is dropped (and reported to onerror
-  // as an unknown token). So: the wire has all three before the response, the handler a prefix
-  const from = host.received().length
+  // the server writes progress 1, 2 and 3, then the response. Both SDKs run a notification's
+  // handler a microtask after reading it but settle a response at once, forgetting the call's
+  // progress handler: a progress read together with the response (the last one, or all three on a
+  // loaded machine) never reaches onprogress, and is reported to onerror instead. So the wire must
+  // carry all three, with the request's token, before the response, and each must reach onprogress
+  // in order or be reported late
+  const sentFrom = host.traffic.sent.length
+  const from = host.traffic.received.length
+  const late = (): number => host.errors.filter((err) => err.message.includes(LATE_PROGRESS)).length
+  const lateBefore = late()
   const progress: Array<{ progress: number, total?: number }> = []
-  const counted = await host.call('count', { to: 3, delayMs: 5 }, { onprogress: (p) => progress.push(p) })
+  const counted = await host.call('count', { to: 3, delayMs: 20 }, { onprogress: (p) => progress.push(p) })
   t.same(counted.structuredContent, { counted: 3, cancelled: false }, 'count to 3 answered')
-  const wire = host.received().slice(from)
+  const token = host.traffic.sent.slice(sentFrom).find((message) => message.params?.name === 'count')?.params._meta?.progressToken
+  t.not(token, undefined, 'the client asked for progress')
+  const wire = host.traffic.received.slice(from)
   const response = wire.findIndex((message) => 'result' in message)
-  t.same(wire.slice(0, response).filter((message) => message.method === 'notifications/progress').map((message) => [message.params.progress, message.params.total]),
-    [[1, 3], [2, 3], [3, 3]], 'progress 1, 2 and 3 of 3 reached the client before the response')
-  t.ok(progress.length >= 2, `onprogress was called for the progress before the last (${progress.length} of 3)`)
-  t.same(progress.map((p) => [p.progress, p.total]), [[1, 3], [2, 3], [3, 3]].slice(0, progress.length), 'in order')
+  t.same(wire.slice(0, response).filter((message) => message.method === 'notifications/progress').map((message) => [message.params.progressToken, message.params.progress, message.params.total]),
+    [[token, 1, 3], [token, 2, 3], [token, 3, 3]], "progress 1, 2 and 3 of 3, with the call's token, reached the client before the response")
+  await until(() => progress.length + late() - lateBefore === 3, { what: 'each progress in onprogress or reported late' })
+  t.same(progress.map((p) => [p.progress, p.total]), [[1, 3], [2, 3], [3, 3]].slice(0, progress.length),
+    `onprogress had the first ${progress.length} in order; the SDK reported ${late() - lateBefore} read with the response`)
 
   // 100 steps of 50 ms, cancelled at the first: the client sends notifications/cancelled
   const controller = new AbortController()
@@ -157,7 +175,7 @@ t.test('the official SDK v1 (StdioClientTransport) in a 2025-11-25 session', asy
   client.onerror = (err) => { errors.push(err) }
   await client.connect(transport)
   const watched = watch(transport)
-  const messages = received(transport)
+  const messages = traffic(transport)
   t.teardown(async () => { await client.close() })
   t.same(client.getServerVersion(), { name: 'example-server', version: '0.1.0' }, 'initialized with the example server')
 
@@ -166,11 +184,12 @@ t.test('the official SDK v1 (StdioClientTransport) in a 2025-11-25 session', asy
     call: async (name, args, options) => await client.callTool({ name, arguments: args }, undefined, options),
     asked: () => asked,
     stderr: () => stderr,
-    received: () => messages
+    traffic: messages,
+    errors
   }, 'Stdio')
   t.ok(logLines(stderr).some((line) => line.msg === 'fastify-sake: stdio session initialized'), 'the 2025-11-25 session, logged on stderr')
   t.same(unexpected(errors), [], 'no transport or protocol error in the client')
-  t.ok(messages.every((message) => message.jsonrpc === '2.0'), `every one of the ${messages.length} messages the client received is JSON-RPC 2.0`)
+  t.ok(messages.received.every((message) => message.jsonrpc === '2.0'), `every one of the ${messages.received.length} messages the client received is JSON-RPC 2.0`)
   await closes(t, async () => { await client.close() }, watched)
 })
 
@@ -196,7 +215,7 @@ for (const pin of [undefined, '2026-07-28'] as const) {
     client.onerror = (err) => { errors.push(err) }
     await client.connect(transport)
     const watched = watch(transport)
-    const messages = received(transport)
+    const messages = traffic(transport)
     t.teardown(async () => { await client.close() })
     t.equal(client.getProtocolEra(), pin === undefined ? 'legacy' : 'modern', 'the era')
     t.equal(client.getNegotiatedProtocolVersion(), pin ?? '2025-11-25', 'the revision')
@@ -206,13 +225,14 @@ for (const pin of [undefined, '2026-07-28'] as const) {
       call: async (name, args, options) => await client.callTool({ name, arguments: args }, options),
       asked: () => asked,
       stderr: () => stderr,
-      received: () => messages
+      traffic: messages,
+      errors
     }, 'Two')
     const greets = logLines(stderr).filter((line) => line.mcp?.name === 'greet').length
     t.equal(greets, pin === undefined ? 1 : 2, pin === undefined ? 'greet asked with elicitation/create within its call' : 'greet answered on the retry of an input_required round trip')
     t.equal(logLines(stderr).some((line) => line.msg === 'fastify-sake: stdio session initialized'), pin === undefined, pin === undefined ? 'a 2025 session' : 'no session: stateless 2026-07-28')
     t.same(unexpected(errors), [], 'no transport or protocol error in the client')
-    t.ok(messages.every((message) => message.jsonrpc === '2.0'), `every one of the ${messages.length} messages the client received is JSON-RPC 2.0`)
+    t.ok(messages.received.every((message) => message.jsonrpc === '2.0'), `every one of the ${messages.received.length} messages the client received is JSON-RPC 2.0`)
     await closes(t, async () => { await client.close() }, watched)
   })
 }
