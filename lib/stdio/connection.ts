@@ -208,7 +208,9 @@ export class StdioConnection {
       const field = inbound.facts?.logged
       const name = field === undefined ? undefined : inbound.params?.[field]
       const mcp = typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method }
-      this.settings.log.info({ mcp, mcpRequestId: inbound.id, answered: answer !== undefined, responseTime: performance.now() - started }, 'fastify-sake: stdio request completed')
+      // a listen answers only at its end: what is done now is its opening
+      const what = answer === undefined && inbound.facts?.listens === true ? 'fastify-sake: stdio listen opened' : 'fastify-sake: stdio request completed'
+      this.settings.log.info({ mcp, mcpRequestId: inbound.id, answered: answer !== undefined, responseTime: performance.now() - started }, what)
     }
     return answer
   }

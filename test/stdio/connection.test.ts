@@ -209,6 +209,9 @@ t.test('each request is logged once answered, as Fastify logs an HTTP request; d
     { level: 30, mcp: { method: 'tools/call', name: 'add' }, mcpRequestId: 1, answered: true, responseTime: Number },
     { mcp: { method: 'ping' }, mcpRequestId: 2 }
   ])
+  peer.send({ jsonrpc: '2.0', id: 3, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN } })
+  await peer.next((line) => line.method === 'notifications/subscriptions/acknowledged', 'the acknowledgement')
+  t.match(log.lines.find((line) => line.mcpRequestId === 3), { msg: 'fastify-sake: stdio listen opened', mcp: { method: 'subscriptions/listen' }, answered: false }, 'a listen is not called completed while it stays open')
   const quiet = captureLog({ level: 'info' })
   const silent = await stdioPeer(t, await app({}, { logger: quiet.logger, disableRequestLogging: true }))
   await silent.request(1, 'ping')
