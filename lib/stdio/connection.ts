@@ -65,6 +65,8 @@ interface Running {
   controller: AbortController | undefined
   /** The client cancelled it: nothing more goes out for it. */
   cancelled: boolean
+  /** Why, for a signal first read after the cancel. */
+  reason: string | undefined
 }
 
 /** The input ended or closed before this call answered. */
@@ -217,7 +219,7 @@ export class StdioConnection {
 
   private async answer (inbound: InboundRequest): Promise<string | undefined> {
     const key = JSON.stringify(inbound.id)
-    const entry: Running = { controller: undefined, cancelled: false }
+    const entry: Running = { controller: undefined, cancelled: false, reason: undefined }
     this.running.set(key, entry)
     try {
       return await this.settle(inbound, entry)
@@ -322,8 +324,9 @@ export class StdioConnection {
       },
       signal: () => {
         entry.controller ??= new AbortController()
-        // aborting an aborted controller does nothing: its first reason stands
-        if (this.stopped !== undefined) entry.controller.abort(new Error(this.stopped))
+        // a signal first read after the cancel or the stop is born aborted (aborting again does nothing: the first reason stands)
+        const why = entry.reason ?? this.stopped
+        if (why !== undefined) entry.controller.abort(new Error(why))
         return entry.controller.signal
       }
     }
@@ -379,7 +382,8 @@ export class StdioConnection {
     const entry = this.running.get(key)
     if (entry === undefined) return
     entry.cancelled = true
-    entry.controller?.abort(new Error(typeof reason === 'string' ? `cancelled by the client: ${reason}` : 'cancelled by the client'))
+    entry.reason = typeof reason === 'string' ? `cancelled by the client: ${reason}` : 'cancelled by the client'
+    entry.controller?.abort(new Error(entry.reason))
   }
 
   /** The client's answer to one of our questions (2025); an answer nobody asked for is logged and dropped. */

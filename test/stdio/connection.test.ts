@@ -5,7 +5,7 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Type } from '@sinclair/typebox'
-import { MemorySessionStore, MemoryTaskStore, type ToolContext } from '../../lib/index.js'
+import { MemorySessionStore, MemoryTaskStore, type TaskStore, type ToolContext } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
 import { captureLog } from '../helpers/logs.js'
 import { MODERN, initialize, stdioPeer } from '../helpers/stdio.js'
@@ -159,6 +159,26 @@ t.test('cancellation: notifications/cancelled stops the call, and nothing more i
   t.same((await peer.request(4, 'ping')).result, {})
   await sleep(20)
   t.notOk(peer.lines.some((line) => line.id === 3), 'a 2025 session\'s cancelled call is not answered either')
+})
+
+t.test('a cancel that comes before the handler first reads ctx.signal still reaches it', async (t) => {
+  const server = await app()
+  const seen: string[] = []
+  server.registerTool({
+    name: 'slow-reader',
+    execute: async (_args: unknown, ctx: ToolContext) => {
+      await sleep(40)
+      seen.push(ctx.signal.aborted ? String(ctx.signal.reason?.message) : 'not aborted')
+      return 'done'
+    }
+  })
+  const peer = await stdioPeer(t, server)
+  peer.send(call(1, 'slow-reader'))
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'enough', _meta: MODERN } })
+  await until(() => seen.length > 0, { what: 'the handler to read its signal' })
+  t.same(seen, ['cancelled by the client: enough'])
+  t.same((await peer.request(2, 'ping')).result, {})
+  t.notOk(peer.lines.some((line) => line.id === 1), 'and its answer is not written')
 })
 
 t.test('a 2025 session: one per process, its questions as request lines, its notifications on the same channel', async (t) => {
@@ -442,7 +462,7 @@ t.test('a cancelled request that then fails is not answered either', async (t) =
   t.same((await peer.request(2, 'ping')).result, {})
   await sleep(20)
   t.same(peer.lines.map((line) => line.id), [2], 'nothing for the cancelled read, its error included')
-  t.ok(log.lines.some((line) => line.err?.message === 'the read stopped'), 'the read\'s failure is still logged')
+  t.ok(log.lines.some((line) => (line.err as { message?: string } | undefined)?.message === 'the read stopped'), 'the read\'s failure is still logged')
 })
 
 t.test('a listen cancelled, or whose connection ended, before its filter was checked never opens', async (t) => {
@@ -459,14 +479,19 @@ t.test('a listen cancelled, or whose connection ended, before its filter was che
   let release!: () => void
   const gate = new Promise<void>((resolve) => { release = resolve })
   let asked = false
-  class SlowStore extends MemoryTaskStore {
-    override async get (taskId: string): Promise<any> {
+  const memory = new MemoryTaskStore({ maxTasks: 10 })
+  const slow: TaskStore = {
+    create: (record) => memory.create(record),
+    get: async (taskId) => {
       asked = true
       await gate
-      return super.get(taskId)
-    }
+      return memory.get(taskId)
+    },
+    transition: (taskId, version, patch) => memory.transition(taskId, version, patch),
+    list: (owner, cursor, limit) => memory.list(owner, cursor, limit),
+    delete: (taskId) => { memory.delete(taskId) }
   }
-  const other = await app({ tasks: { store: new SlowStore({}) } })
+  const other = await app({ tasks: { store: slow } })
   const ending = await stdioPeer(t, other)
   ending.send({ jsonrpc: '2.0', id: 'l2', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, taskIds: ['t1'] }, _meta: { ...MODERN, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } } } })
   await until(() => asked, { what: 'the filter\'s task lookup' })
