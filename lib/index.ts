@@ -333,8 +333,8 @@ export type { RequestStateRejection, RequestStateBindingPart, SakeErrorCode } fr
 // the client's errors, from the client's own file (the one import of lib/client/ the server side makes,
 // .dependency-cruiser.mjs): the same classes as fastify-sake/client's, so instanceof works with either import
 export {
-  RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError,
-  type AuthChallenge, type SkillVerificationReason
+  RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError, ServerProcessError,
+  type AuthChallenge, type SkillVerificationReason, type ServerProcessReason
 } from './client/errors.js'
 export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions, SkillsOptions, StdioOptions } from './options.js'
 export type { StdioHandle } from './stdio/transport.js'

@@ -4,11 +4,11 @@ import Fastify from 'fastify'
 import sake from 'fastify-sake'
 import {
   createClient, Client, RpcError, AuthChallengeError, HttpError, UnansweredInputError, SakeClientOptionError, TOOL_COMPLETION_EXTENSION,
-  SkillVerificationError, ServerCapabilityError, SKILLS_EXTENSION,
-  type CallToolResult, type ClientOptions, type OnInput, type InputRequest, type Tool, type ServerDescription,
+  SkillVerificationError, ServerCapabilityError, ServerProcessError, SKILLS_EXTENSION,
+  type CallToolResult, type ClientOptions, type CommandOptions, type StderrMode, type ServerProcessReason, type OnInput, type InputRequest, type Tool, type ServerDescription,
   type Skill, type SkillFile, type SkillFrontmatter, type SkillResource, type SkillVerificationReason, type Resource
 } from 'fastify-sake/client'
-import { SkillVerificationError as MainSkillVerificationError } from 'fastify-sake'
+import { SkillVerificationError as MainSkillVerificationError, ServerProcessError as MainServerProcessError } from 'fastify-sake'
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
 function expectType<Expected> () {
@@ -38,6 +38,41 @@ createClient({ app, legacyVersion: '2024-11-05' })
 createClient({ url: 'http://x/mcp', token: 42 })
 const options: ClientOptions = { app, unanswered: 'cancel', maxRounds: 3, logLevel: 'info' }
 void options
+
+// ---- over stdio: a command instead of a URL
+const overStdio = createClient({
+  command: process.execPath,
+  args: ['server.js', '--stdio'],
+  env: { NOTES_DB: ':memory:', HOME: undefined },
+  cwd: new URL('file:///srv/notes/'),
+  stderr: 'inherit',
+  closeTimeout: 2000,
+  era: 'auto',
+  onInput: { who: { action: 'accept', content: { name: 'Ada' } } }
+})
+expectType<Client>()(overStdio)
+createClient({ command: 'node', cwd: '/srv/notes', stderr: 'ignore' })
+const stdioOptions: CommandOptions = { command: 'npx', args: ['-y', 'some-mcp-server'] }
+expectType<StderrMode | undefined>()(stdioOptions.stderr)
+expectType<readonly string[] | undefined>()(stdioOptions.args)
+// @ts-expect-error a command or a URL, not both
+createClient({ command: 'node', url: 'http://x/mcp' })
+// @ts-expect-error a command or an app, not both
+createClient({ command: 'node', app })
+// @ts-expect-error no headers over stdio: the server's environment carries what it needs
+createClient({ command: 'node', headers: { 'x-api-key': 'k' } })
+// @ts-expect-error no token over stdio
+createClient({ command: 'node', token: 'tok' })
+// @ts-expect-error stderr is pipe, inherit or ignore
+createClient({ command: 'node', stderr: 'file' })
+// @ts-expect-error args are strings
+createClient({ command: 'node', args: [1] })
+// @ts-expect-error env values are strings
+createClient({ command: 'node', env: { PORT: 3000 } })
+// @ts-expect-error args belong to a command
+createClient({ url: 'http://x/mcp', args: ['--stdio'] })
+// @ts-expect-error closeTimeout belongs to a command
+createClient({ app, closeTimeout: 100 })
 
 // ---- onInput: answers by key, or functions of the question
 const answers: OnInput = {
@@ -114,4 +149,14 @@ if (err instanceof SkillVerificationError) {
 }
 if (err instanceof MainSkillVerificationError) expectType<string>()(err.uri)
 if (err instanceof ServerCapabilityError) expectType<string>()(err.capability)
+if (err instanceof ServerProcessError) {
+  expectType<'spawn' | 'exit' | 'output' | 'input'>()(err.reason)
+  expectType<ServerProcessReason>()(err.reason)
+  expectType<number | null>()(err.exitCode)
+  expectType<string | null>()(err.signal)
+  expectType<string | undefined>()(err.stderr)
+  expectType<string>()(err.command)
+}
+if (err instanceof MainServerProcessError) expectType<string>()(err.command)
 await overHttp.close()
+await overStdio.close()

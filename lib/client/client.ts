@@ -16,6 +16,7 @@ import type { HeaderParam } from '../define/header-params.js'
 import { isObject } from '../values.js'
 import { checkCallOptions, type FetchLike, type ResolvedOptions } from './options.js'
 import { injectFetch } from './inject.js'
+import { StdioTransport } from './stdio.js'
 import { readEvents } from './sse.js'
 import { parseChallenges } from './www-authenticate.js'
 import { LEGACY_KEY, answerFor, capabilitiesFor } from './input.js'
@@ -116,6 +117,8 @@ async function sleep (ms: number, signal: AbortSignal): Promise<void> {
 export class Client {
   readonly #options: ResolvedOptions
   readonly #fetch: FetchLike
+  /** The server process of a `{ command }` client. */
+  readonly #stdio: StdioTransport | undefined
   #endpoint: string | undefined
   #era: 'modern' | 'legacy' | undefined
   #version: string | undefined
@@ -133,8 +136,10 @@ export class Client {
   /** @internal use `createClient` */
   constructor (options: ResolvedOptions) {
     this.#options = options
-    this.#fetch = options.app === undefined ? (options.fetch ?? (async (url, init) => await fetch(url, init))) : injectFetch(options.app)
-    this.#endpoint = options.url
+    this.#stdio = options.process === undefined ? undefined : new StdioTransport(options.process, (message) => { void this.#unprompted(message) })
+    this.#fetch = this.#stdio?.fetch ?? (options.app === undefined ? (options.fetch ?? (async (url, init) => await fetch(url, init))) : injectFetch(options.app))
+    // the stdio transport reads no URL: any will do
+    this.#endpoint = options.url ?? (this.#stdio === undefined ? undefined : 'stdio:')
   }
 
   /** `'modern'` or `'legacy'` once the client has talked to the server; undefined before. */
@@ -313,7 +318,10 @@ export class Client {
     return await this.#request(method, params, options) as Record<string, unknown>
   }
 
-  /** Ends a 2025 session (DELETE) and forgets what the client knew; the next request starts again. */
+  /**
+   * Ends a 2025 session (DELETE), or stops the server process of a `{ command }` client, and
+   * forgets what the client knew; the next request starts again (a new process).
+   */
   async close (): Promise<void> {
     const session = this.#session
     const connecting = this.#connecting
@@ -326,6 +334,7 @@ export class Client {
     this.#cache.clear()
     if (this.#options.era === 'auto') this.#era = undefined
     await connecting?.catch(() => {})
+    await this.#stdio?.close()
     if (session === undefined) return
     const headers = await this.#baseHeaders({})
     headers['mcp-session-id'] = session
@@ -370,7 +379,9 @@ export class Client {
   /**
    * `server/discover`, as the spec's dual-era client does it: a result, or a modern error, is a
    * 2026-07-28 server; anything else (a 2025 server's 400 without a modern error, a 404, a 405)
-   * means a 2025 session. A version list without 2026-07-28 means a 2025 session too.
+   * means a 2025 session. A version list without 2026-07-28 means a 2025 session too. Over stdio
+   * an error has no HTTP status: a modern one there means a modern server, and any other (a 2025
+   * server's -32601 or -32600), or no answer within `timeout`, a 2025 session.
    */
   async #probe (): Promise<boolean> {
     this.#era = 'modern'
@@ -383,7 +394,7 @@ export class Client {
       return true
     } catch (err) {
       if (err instanceof AuthChallengeError) throw this.#unprobe(err)
-      if (err instanceof RpcError && err.status === 400 && MODERN_ERRORS.has(err.code)) {
+      if (err instanceof RpcError && err.status === (this.#stdio === undefined ? 400 : undefined) && MODERN_ERRORS.has(err.code)) {
         const supported = isObject(err.data) && Array.isArray(err.data.supported) ? err.data.supported : undefined
         if (err.code !== UNSUPPORTED_PROTOCOL_VERSION || supported?.includes(MODERN) === true) throw this.#unprobe(err)
       }
@@ -651,6 +662,17 @@ export class Client {
       if (typeof params.logger === 'string') log.logger = params.logger
       exchange.call.onLog?.(log)
     }
+  }
+
+  /**
+   * A question the server asks over stdio while no request waits (`roots/list` after
+   * `initialize`, say): answered from the client's own `onInput`, and declined or refused when it
+   * has no answer, since there is no call to fail.
+   */
+  async #unprompted (message: Message): Promise<void> {
+    const unanswered = this.#options.unanswered === 'error' ? 'decline' : this.#options.unanswered
+    // a failure (onInput threw: the server heard it as an error answer; the process is gone) has no caller to reach
+    await this.#answerServer(message, { call: { unanswered }, signal: AbortSignal.timeout(this.#options.timeout), progressToken: undefined }).catch(() => {})
   }
 
   /** A 2025 server's request on the call's stream: its answer POSTed back on the session. */

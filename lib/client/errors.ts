@@ -149,3 +149,39 @@ export class ServerCapabilityError extends Error {
     this.capability = capability
   }
 }
+
+/**
+ * Why a stdio server's process failed the client: it could not be started (`'spawn'`: no such
+ * program, no such `cwd`, not executable), it exited or was killed (`'exit'`), it wrote a line to
+ * stdout that is not a JSON-RPC message (`'output'`: a log line, say), or it closed its stdin
+ * while it still ran (`'input'`).
+ */
+export type ServerProcessReason = 'spawn' | 'exit' | 'output' | 'input'
+
+/**
+ * `fastify-sake/client`: the server process of a `{ command }` client failed (`reason`). `exitCode`
+ * and `signal` say how it ended (null while it still ran, or when it never started); `stderr` is
+ * the end of what it wrote there (at most 2,000 characters) when the client's `stderr` is
+ * `'pipe'`, the default. Every request of the client fails with this error from then on, until
+ * `close()`; the next request after that starts the process again.
+ */
+export class ServerProcessError extends Error {
+  readonly reason: ServerProcessReason
+  /** The command line, as started: the command and its arguments. */
+  readonly command: string
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly stderr: string | undefined
+
+  constructor (reason: ServerProcessReason, command: string, message: string, ended: { exitCode?: number | null, signal?: string | null, stderr?: string, cause?: unknown } = {}) {
+    const { exitCode = null, signal = null, stderr } = ended
+    const tail = stderr === undefined || stderr.trim() === '' ? '' : `; its stderr ends with:\n${stderr.trimEnd()}`
+    super(`${message}${tail}`, ended.cause === undefined ? undefined : { cause: ended.cause })
+    this.name = 'ServerProcessError'
+    this.reason = reason
+    this.command = command
+    this.exitCode = exitCode
+    this.signal = signal
+    this.stderr = stderr
+  }
+}

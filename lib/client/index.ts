@@ -1,7 +1,8 @@
 /**
  * `fastify-sake/client`: an MCP client of the package's own, for testing tools and for calling
- * MCP servers from a service. Over HTTP (`{ url }`, with `fetch`) or in-process (`{ app }`, over
- * `app.inject`: no port, the same requests), in both protocol eras; it sets the `Mcp-*` headers
+ * MCP servers from a service. Over HTTP (`{ url }`, with `fetch`), in-process (`{ app }`, over
+ * `app.inject`: no port, the same requests) or over stdio (`{ command }`: a server process it
+ * starts and stops), in both protocol eras; it sets the `Mcp-*` headers
  * itself and answers the server's questions from `onInput`, keyed as the server keys them.
  *
  * @example
@@ -22,12 +23,12 @@ export function createClient (options: ClientOptions): Client {
 }
 
 export { Client }
-export type { ClientOptions, UrlOptions, AppOptions, CommonOptions, FetchLike, TokenSource } from './options.js'
+export type { ClientOptions, UrlOptions, AppOptions, CommandOptions, CommonOptions, FetchLike, TokenSource, StderrMode } from './options.js'
 export type { RequestOptions, ListOptions, CallOptions, ToolCallOptions } from './client.js'
 export type * from './types.js'
 export {
-  RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError,
-  type AuthChallenge, type SkillVerificationReason
+  RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError, ServerProcessError,
+  type AuthChallenge, type SkillVerificationReason, type ServerProcessReason
 } from './errors.js'
 export { SakeClientOptionError } from '../errors.js'
 export { TOOL_COMPLETION_EXTENSION } from '../spec/completion.js'

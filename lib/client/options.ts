@@ -58,6 +58,7 @@ export interface UrlOptions extends CommonOptions {
   fetch?: FetchLike
   app?: never
   path?: never
+  command?: never
 }
 
 /** In-process, over `app.inject`: no port, the same requests as over HTTP. */
@@ -68,9 +69,55 @@ export interface AppOptions extends CommonOptions {
   path?: string
   url?: never
   fetch?: never
+  command?: never
 }
 
-export type ClientOptions = UrlOptions | AppOptions
+/** What becomes of the server process's stderr: kept (its end is in a `ServerProcessError`), shown in the client's, or dropped. */
+export type StderrMode = 'pipe' | 'inherit' | 'ignore'
+
+/**
+ * Over stdio: the client starts `command` (on the first request) and speaks newline-delimited
+ * JSON-RPC on its stdin and stdout. No HTTP, so no `headers` nor `token`: a stdio server takes its
+ * credentials from its environment (`env`).
+ */
+export interface CommandOptions extends Omit<CommonOptions, 'headers' | 'token'> {
+  /** The program to start: `'node'`, or a path. Not run through a shell. */
+  command: string
+  /** Its arguments: `['example-server/server.js', '--stdio']`. */
+  args?: readonly string[]
+  /** Set over the client's own environment (`process.env`); a variable set to undefined is left out. */
+  env?: Record<string, string | undefined>
+  /** The directory it runs in (default: the client's). */
+  cwd?: string | URL
+  /**
+   * Its stderr: `'pipe'` (the default) keeps the last of it for a `ServerProcessError`'s message;
+   * `'inherit'` writes it to the client's stderr; `'ignore'` drops it.
+   */
+  stderr?: StderrMode
+  /**
+   * Milliseconds `close()` waits for the process to exit once its stdin is closed, and again after
+   * SIGTERM, before SIGKILL (default 5000).
+   */
+  closeTimeout?: number
+  headers?: never
+  token?: never
+  url?: never
+  app?: never
+  fetch?: never
+  path?: never
+}
+
+export type ClientOptions = UrlOptions | AppOptions | CommandOptions
+
+/** A `{ command }` client's process, as `createClient` checked it. */
+export interface ProcessOptions {
+  readonly command: string
+  readonly args: readonly string[]
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string | URL | undefined
+  readonly stderr: StderrMode
+  readonly closeTimeout: number
+}
 
 /** The options once checked, defaults filled in. */
 export interface ResolvedOptions {
@@ -78,6 +125,8 @@ export interface ResolvedOptions {
   readonly fetch: FetchLike | undefined
   readonly app: FastifyInstance | undefined
   readonly path: string | undefined
+  /** The server process to start, for a `{ command }` client. */
+  readonly process: ProcessOptions | undefined
   readonly era: 'modern' | 'legacy' | 'auto'
   readonly legacyVersion: string
   readonly headers: Readonly<Record<string, string>>
@@ -91,7 +140,8 @@ export interface ResolvedOptions {
   readonly logLevel: LogLevel | undefined
 }
 
-const KNOWN = ['url', 'fetch', 'app', 'path', 'era', 'legacyVersion', 'headers', 'token', 'timeout', 'clientInfo', 'capabilities', 'onInput', 'unanswered', 'maxRounds', 'logLevel']
+const PROCESS_KNOWN = ['command', 'args', 'env', 'cwd', 'stderr', 'closeTimeout']
+const KNOWN = ['url', 'fetch', 'app', 'path', ...PROCESS_KNOWN, 'era', 'legacyVersion', 'headers', 'token', 'timeout', 'clientInfo', 'capabilities', 'onInput', 'unanswered', 'maxRounds', 'logLevel']
 const CALL_KNOWN = ['signal', 'timeout', 'onInput', 'unanswered', 'onProgress', 'onLog', 'logLevel', 'headers', 'meta', 'task', 'fresh']
 
 /** The longest timeout setTimeout keeps (about 24.8 days). */
@@ -149,15 +199,53 @@ function isFastify (value: unknown): value is FastifyInstance {
   return isObject(value) && typeof value.inject === 'function' && typeof value.ready === 'function'
 }
 
+/** The three transports, as the message of a client given none of them, or more than one, names them. */
+const TRANSPORTS = "'url' (the MCP endpoint over HTTP, 'http://127.0.0.1:3000/mcp'), 'app' (a Fastify instance with fastify-sake, in-process) " +
+  "and 'command' (a server process to start and speak to over stdio, 'node' with args ['server.js', '--stdio'])"
+
+/** What the HTTP options are refused with beside `command`: each says what to do instead. */
+const NOT_OVER_STDIO: Record<string, string> = {
+  fetch: "absent with 'command' (the client speaks to the process over its stdin and stdout)",
+  path: "absent with 'command' (stdio has no endpoint path)",
+  headers: "absent with 'command' (stdio carries no HTTP headers: give the server what it needs in 'env')",
+  token: "absent with 'command' (stdio carries no Authorization header: a stdio server takes its credentials from its environment, 'env')"
+}
+
+const DEFAULT_CLOSE_TIMEOUT = 5000
+
+/** The process of a `{ command }` client: what it runs, where, and how it is stopped. */
+function checkProcess (o: Record<string, unknown>): ProcessOptions {
+  const { command, args, env, cwd, stderr, closeTimeout } = o
+  if (typeof command !== 'string' || command.trim() === '') fail('command', "a non-empty string: the program to start ('node', or a path)", command)
+  if (args !== undefined && !(Array.isArray(args) && args.every((arg) => typeof arg === 'string'))) fail('args', "an array of strings (['server.js', '--stdio'])", args)
+  if (env !== undefined && !(isObject(env) && Object.values(env).every((value) => value === undefined || typeof value === 'string'))) {
+    fail('env', 'an object of variable names to string values (undefined leaves a variable out)', env)
+  }
+  if (cwd !== undefined && typeof cwd !== 'string' && !(cwd instanceof URL && cwd.protocol === 'file:')) fail('cwd', 'a directory, as a path or a file: URL', cwd)
+  if (stderr !== undefined && stderr !== 'pipe' && stderr !== 'inherit' && stderr !== 'ignore') fail('stderr', "'pipe', 'inherit' or 'ignore'", stderr)
+  checkTimeout('closeTimeout', closeTimeout)
+  for (const [name, accepts] of Object.entries(NOT_OVER_STDIO)) if (o[name] !== undefined) fail(name, accepts, o[name])
+  return Object.freeze({
+    command,
+    args: Object.freeze([...(args as string[] | undefined) ?? []]),
+    env: Object.freeze({ ...(env as Record<string, string | undefined> | undefined) }),
+    cwd: cwd as string | URL | undefined,
+    stderr: stderr ?? 'pipe',
+    closeTimeout: (closeTimeout as number | undefined) ?? DEFAULT_CLOSE_TIMEOUT
+  })
+}
+
 /** Checks `createClient`'s options and fills in the defaults. */
 export function resolveOptions (options: unknown): ResolvedOptions {
-  if (!isObject(options)) fail('(the options)', "an object with 'url' (HTTP) or 'app' (a Fastify instance, in-process)", options)
+  if (!isObject(options)) fail('(the options)', "an object with 'url' (HTTP), 'app' (a Fastify instance, in-process) or 'command' (a server process, over stdio)", options)
   unknownKeys(options, KNOWN, 'option')
-  const { url, app } = options
-  if ((url === undefined) === (app === undefined)) {
-    throw new SakeClientOptionError(`fastify-sake/client: give exactly one of 'url' (the MCP endpoint over HTTP, 'http://127.0.0.1:3000/mcp') and 'app' (a Fastify instance with fastify-sake, in-process), got ${url === undefined ? 'neither' : 'both'}`)
+  const given = ['url', 'app', 'command'].filter((name) => options[name] !== undefined)
+  if (given.length !== 1) {
+    throw new SakeClientOptionError(`fastify-sake/client: give exactly one of ${TRANSPORTS}, got ${given.length === 0 ? 'none' : given.map((name) => `'${name}'`).join(' and ')}`)
   }
+  const { url, app } = options
   let href: string | undefined
+  let server: ProcessOptions | undefined
   if (url !== undefined) {
     if (typeof url !== 'string' && !(url instanceof URL)) fail('url', 'an absolute http(s) URL, as a string or a URL', url)
     const parsed = URL.canParse(String(url)) ? new URL(String(url)) : undefined
@@ -165,10 +253,16 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     href = parsed.href
     if (options.fetch !== undefined && typeof options.fetch !== 'function') fail('fetch', 'a function (the fetch API)', options.fetch)
     if (options.path !== undefined) fail('path', "absent with 'url' (the path is part of the URL)", options.path)
-  } else {
+  } else if (app !== undefined) {
     if (!isFastify(app)) fail('app', 'a Fastify instance (with fastify-sake registered)', app)
     if (options.fetch !== undefined) fail('fetch', "absent with 'app' (requests go through app.inject)", options.fetch)
     if (options.path !== undefined && (typeof options.path !== 'string' || !options.path.startsWith('/'))) fail('path', "a path starting with '/'", options.path)
+  } else {
+    server = checkProcess(options)
+  }
+  if (server === undefined) {
+    const stray = PROCESS_KNOWN.find((name) => options[name] !== undefined)
+    if (stray !== undefined) fail(stray, "absent without 'command' (it describes the server process a { command } client starts)", options[stray])
   }
   checkCommon(options)
   const o = options as CommonOptions & { fetch?: FetchLike, app?: FastifyInstance, path?: string }
@@ -177,6 +271,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     fetch: o.fetch,
     app: o.app,
     path: o.path,
+    process: server,
     era: o.era ?? 'auto',
     legacyVersion: o.legacyVersion ?? '2025-11-25',
     headers: Object.freeze({ ...o.headers }),

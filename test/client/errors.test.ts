@@ -8,7 +8,7 @@ import * as client from '../../lib/client/index.js'
 import * as errors from '../../lib/client/errors.js'
 
 t.test('both entry points export the very same classes', async (t) => {
-  for (const name of ['RpcError', 'AuthChallengeError', 'HttpError', 'UnansweredInputError', 'SkillVerificationError', 'ServerCapabilityError'] as const) {
+  for (const name of ['RpcError', 'AuthChallengeError', 'HttpError', 'UnansweredInputError', 'SkillVerificationError', 'ServerCapabilityError', 'ServerProcessError'] as const) {
     t.equal(main[name], errors[name], `fastify-sake's ${name}`)
     t.equal(client[name], errors[name], `fastify-sake/client's ${name}`)
   }
@@ -24,6 +24,14 @@ t.test('both entry points export the very same classes', async (t) => {
   const missing = new main.ServerCapabilityError('skills/list', 'io.modelcontextprotocol/skills', 'not declared')
   t.ok(missing instanceof client.ServerCapabilityError)
   t.same([missing.name, missing.method, missing.capability, missing.message], ['ServerCapabilityError', 'skills/list', 'io.modelcontextprotocol/skills', 'not declared'])
+  const exited = new client.ServerProcessError('exit', 'node server.js', 'it exited with code 1', { exitCode: 1, stderr: 'Error: no config\n\n' })
+  t.ok(exited instanceof main.ServerProcessError)
+  t.same([exited.name, exited.reason, exited.command, exited.exitCode, exited.signal, exited.stderr], ['ServerProcessError', 'exit', 'node server.js', 1, null, 'Error: no config\n\n'])
+  t.equal(exited.message, 'it exited with code 1; its stderr ends with:\nError: no config', 'the end of stderr in the message, trailing blank lines off')
+  const cause = new Error('spawn x ENOENT')
+  const unstarted = new main.ServerProcessError('spawn', 'x', 'could not start', { stderr: ' \n', cause })
+  t.same([unstarted.message, unstarted.exitCode, unstarted.cause], ['could not start', null, cause], 'a blank stderr adds nothing')
+  t.equal(new client.ServerProcessError('output', 'x', 'a stray line').cause, undefined)
 })
 
 t.test('docs/errors.md has a row for each client error class, and none for a class that is gone', async (t) => {

@@ -18,13 +18,38 @@ t.test('defaults', async (t) => {
   t.ok(Object.isFrozen(resolveOptions({ url: new URL(url) })))
   const app = Fastify()
   t.equal(resolveOptions({ app, path: '/x/mcp' }).app, app)
+  t.equal(resolveOptions({ url }).process, undefined)
+  const spawned = resolveOptions({ command: 'node' })
+  t.match(spawned, { url: undefined, app: undefined, process: { command: 'node', args: [], env: {}, cwd: undefined, stderr: 'pipe', closeTimeout: 5000 } })
+  t.ok(Object.isFrozen(spawned.process) && Object.isFrozen(spawned.process!.args) && Object.isFrozen(spawned.process!.env))
+  const env = { TOKEN: 'x', HOME: undefined }
+  const cwd = new URL('file:///tmp/')
+  t.same(resolveOptions({ command: 'node', args: ['s.js', '--stdio'], env, cwd, stderr: 'inherit', closeTimeout: 100, era: 'legacy' }).process,
+    { command: 'node', args: ['s.js', '--stdio'], env, cwd, stderr: 'inherit', closeTimeout: 100 })
 })
 
 /** Each bad option and (part of) the message that must say what to change. */
 const BAD: Array<[unknown, RegExp]> = [
-  [undefined, /option '\(the options\)' must be an object with 'url'/],
-  [{}, /give exactly one of 'url' .* and 'app' .*, got neither/],
-  [{ url, app: Fastify() }, /got both/],
+  [undefined, /option '\(the options\)' must be an object with 'url' \(HTTP\), 'app' .* or 'command'/],
+  [{}, /give exactly one of 'url' .*, 'app' .* and 'command' .*, got none$/],
+  [{ url, app: Fastify() }, /got 'url' and 'app'$/],
+  [{ url, command: 'node' }, /got 'url' and 'command'$/],
+  [{ command: '' }, /option 'command' must be a non-empty string: the program to start/],
+  [{ command: ['node'] }, /option 'command' must be a non-empty string/],
+  [{ command: 'node', args: 'server.js' }, /option 'args' must be an array of strings/],
+  [{ command: 'node', args: ['server.js', 1] }, /option 'args' must be an array of strings/],
+  [{ command: 'node', env: { PORT: 3000 } }, /option 'env' must be an object of variable names to string values/],
+  [{ command: 'node', env: 'PORT=3000' }, /option 'env' must be an object/],
+  [{ command: 'node', cwd: 42 }, /option 'cwd' must be a directory, as a path or a file: URL, got 42/],
+  [{ command: 'node', cwd: new URL('http://x/') }, /option 'cwd' must be a directory, as a path or a file: URL/],
+  [{ command: 'node', stderr: 'file' }, /option 'stderr' must be 'pipe', 'inherit' or 'ignore'/],
+  [{ command: 'node', closeTimeout: 0 }, /option 'closeTimeout' must be a positive integer of milliseconds/],
+  [{ command: 'node', fetch }, /option 'fetch' must be absent with 'command' \(the client speaks to the process over its stdin and stdout\)/],
+  [{ command: 'node', path: '/mcp' }, /option 'path' must be absent with 'command'/],
+  [{ command: 'node', headers: { 'x-api-key': 'k' } }, /option 'headers' must be absent with 'command' \(stdio carries no HTTP headers: give the server what it needs in 'env'\)/],
+  [{ command: 'node', token: 't' }, /option 'token' must be absent with 'command' \(.*'env'\)/],
+  [{ url, args: ['x'] }, /option 'args' must be absent without 'command'/],
+  [{ app: Fastify(), closeTimeout: 5 }, /option 'closeTimeout' must be absent without 'command'/],
   [{ url, tiemout: 5 }, /unknown option 'tiemout' \(did you mean 'timeout'\?\)/],
   [{ url, zzzzzz: 1 }, /unknown option 'zzzzzz'; known ones are url, fetch/],
   [{ url: 42 }, /option 'url' must be an absolute http\(s\) URL, as a string or a URL, got 42/],

@@ -1,6 +1,8 @@
 // fastify-sake/client against the example server, as the issue's acceptance runs it: the server as
-// its own process over a real port, in both eras, and its build() in-process over app.inject.
+// its own process over a real port, in both eras, its build() in-process over app.inject, and the
+// server started by the client over stdio (`--stdio`, as a local host starts it).
 import t, { type Test } from 'tap'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { createClient, type Client } from '../../lib/client/index.js'
 import { startExample, type Running } from '../helpers/clients.js'
@@ -8,6 +10,7 @@ import { startExample, type Running } from '../helpers/clients.js'
 import { build } from '../../example-server/app.js'
 
 const ADA = { who: { action: 'accept', content: { name: 'Ada' } } } as const
+const SERVER = fileURLToPath(new URL('../../example-server/server.js', import.meta.url))
 const NAMES = ['add', 'content_showcase', 'count', 'counter', 'create_note', 'echo', 'get_note', 'greet']
 
 let server: Running
@@ -57,4 +60,15 @@ t.test('in-process on build(), over app.inject: the same, no port', async (t) =>
     await acceptance(t, createClient({ app, era, onInput: ADA }), era)
   }
   t.notOk(app.server.listening, 'never listened')
+})
+
+t.test('over stdio: the client starts `node example-server/server.js --stdio`, in both eras, and close() ends it', async (t) => {
+  for (const era of ['auto', 'legacy'] as const) {
+    const client = createClient({ command: process.execPath, args: [SERVER, '--stdio'], era, onInput: ADA })
+    t.teardown(() => client.close())
+    // acceptance() closes the client at its end (its process ended): a call after it starts another
+    await acceptance(t, client, era === 'auto' ? 'modern' : 'legacy')
+    t.same((await client.callTool('add', { a: 2, b: 3 })).structuredContent, { sum: 5 }, 'a new process after close()')
+    await client.close()
+  }
 })
