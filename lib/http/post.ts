@@ -15,7 +15,7 @@ import { ProtocolError } from '../errors.js'
 import { isModernVersion } from '../spec/eras.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 import type { CallOutcome } from '../protocol/call.js'
-import { readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
+import { logNames, readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
 import { authorize } from './access.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
@@ -165,9 +165,7 @@ export function postRoute (endpoint: Endpoint): PostRoute {
  * "request completed" included (it logs through `reply.log`), so a call can be found by its tool.
  */
 function bindLog (request: FastifyRequest, reply: FastifyReply, inbound: Inbound): void {
-  const field = inbound.facts?.logged
-  const name = field === undefined ? undefined : inbound.params?.[field]
-  const log = request.log.child({ mcp: typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method } })
+  const log = request.log.child({ mcp: logNames(inbound) })
   request.log = log
   reply.log = log
 }

@@ -33,7 +33,7 @@ import { isObject } from '../values.js'
 import type { Session } from '../state/session-store.js'
 import type { NameAttribute } from '../spec/methods.js'
 import type { Call, CallOutcome } from '../protocol/call.js'
-import type { Inbound } from '../protocol/inbound.js'
+import { logNames, type Inbound } from '../protocol/inbound.js'
 /** The name of the TracingChannel: `diagnostics_channel.tracingChannel('fastify-sake:request')`. */
 export const REQUEST_CHANNEL = 'fastify-sake:request'
 
@@ -89,9 +89,7 @@ type TracedRequest = FastifyRequest & { [kTraced]?: Traced | null }
  * a batch item's era, version and session are its batch's.
  */
 export function traceOf (request: FastifyRequest, inbound: Inbound, era: Era | undefined, protocolVersion: string | undefined, sessionId: string | undefined): McpRequestTrace {
-  const field = inbound.facts?.logged
-  const name = field === undefined ? undefined : inbound.params?.[field]
-  return { method: inbound.method!, name: typeof name === 'string' ? name : undefined, era, protocolVersion, id: inbound.id, sessionId, request }
+  return { method: inbound.method!, name: logNames(inbound).name, era, protocolVersion, id: inbound.id, sessionId, request }
 }
 
 /** A traced message of a session: its version and session are the session's (an `initialize`: the one it opened). */

@@ -57,6 +57,16 @@ export interface Inbound {
   readonly metaRefusal: ProtocolError | undefined
 }
 
+/**
+ * What a log line (and a trace) names a message by: its method, and the tool, prompt, resource or
+ * task its method's row says to name (`facts.logged`), when the params carry it as a string.
+ */
+export function logNames (inbound: Inbound): { method: string | undefined, name?: string } {
+  const field = inbound.facts?.logged
+  const name = field === undefined ? undefined : inbound.params?.[field]
+  return typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method }
+}
+
 /** A request, once its kind is known. */
 export type InboundRequest = Inbound & { readonly kind: 'request', readonly method: string, readonly id: RequestId, readonly facts: MethodFacts | undefined }
 

@@ -29,7 +29,7 @@ import type { Session } from '../state/session-store.js'
 import { refusalOf } from '../protocol/access.js'
 import { modernCall, sessionCall, type Call, type Channel, type ClientRequestOptions, type Transport } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
-import { classify, type Inbound, type InboundRequest } from '../protocol/inbound.js'
+import { classify, logNames, type Inbound, type InboundRequest } from '../protocol/inbound.js'
 import { listenFilter } from '../protocol/methods/subscriptions.js'
 import { parseMessage } from '../protocol/parse.js'
 import type { ServerContext } from '../protocol/server.js'
@@ -207,12 +207,9 @@ export class StdioConnection {
     const started = performance.now()
     const answer = await this.answer(inbound)
     if (this.settings.logRequests) {
-      const field = inbound.facts?.logged
-      const name = field === undefined ? undefined : inbound.params?.[field]
-      const mcp = typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method }
       // a listen answers only at its end: what is done now is its opening
       const what = answer === undefined && inbound.facts?.listens === true ? 'fastify-sake: stdio listen opened' : 'fastify-sake: stdio request completed'
-      this.settings.log.info({ mcp, mcpRequestId: inbound.id, answered: answer !== undefined, responseTime: performance.now() - started }, what)
+      this.settings.log.info({ mcp: logNames(inbound), mcpRequestId: inbound.id, answered: answer !== undefined, responseTime: performance.now() - started }, what)
     }
     return answer
   }
@@ -312,14 +309,12 @@ export class StdioConnection {
 
   /** The protocol core's view of stdio, for one call: no request object, a logger naming the method, a signal the cancel aborts. */
   private transport (inbound: Inbound, entry: Running): Transport {
-    const field = inbound.facts?.logged
-    const name = field === undefined ? undefined : inbound.params?.[field]
     let log: Logger | undefined
     const base = this.settings.log
     return {
       request: undefined,
       get log () {
-        log ??= base.child({ mcp: typeof name === 'string' ? { method: inbound.method, name } : { method: inbound.method } })
+        log ??= base.child({ mcp: logNames(inbound) })
         return log
       },
       signal: () => {
