@@ -18,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { statSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { LineSplitter } from '../spec/lines.js'
 import { META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
 import { factsOf } from '../spec/methods.js'
 import { isObject } from '../values.js'
@@ -121,7 +122,13 @@ class ServerProcess {
   /** Why the client is stopping the process, and whether it had to signal it (it did not exit when its stdin closed). */
   #stopping: { reason: StopReason, signalled: boolean } | undefined
   #stopped: Promise<void> | undefined
-  #partial = ''
+  /** The server's stdout, as lines: a response can be as long as the server makes it, so no limit. */
+  readonly #lines = new LineSplitter(Infinity, {
+    line: (text) => { this.#line(text) },
+    /* c8 ignore next -- no line is over an infinite limit */
+    overlong: () => {}
+  })
+
   #stderr = ''
 
   constructor (options: ProcessOptions, commandLine: string, unprompted: (message: Message) => void) {
@@ -156,8 +163,7 @@ class ServerProcess {
     })
     // a write that failed: the process closed its stdin (or is exiting, which 'close' then reports)
     child.stdin!.on('error', () => { void this.stop('input') })
-    child.stdout!.setEncoding('utf8')
-    child.stdout!.on('data', (chunk: string) => { this.#data(chunk) })
+    child.stdout!.on('data', (chunk: Buffer) => { this.#lines.push(chunk) })
     if (stderr === 'pipe') {
       child.stderr!.setEncoding('utf8')
       child.stderr!.on('data', (chunk: string) => { this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL) })
@@ -250,20 +256,9 @@ class ServerProcess {
     this.#child.stdin!.write(JSON.stringify(message) + '\n')
   }
 
-  /** The bytes of stdout: its lines, in order, each a message. */
-  #data (chunk: string): void {
-    let from = 0
-    for (let at = chunk.indexOf('\n'); at !== -1; at = chunk.indexOf('\n', from)) {
-      const line = this.#partial + chunk.slice(from, at)
-      this.#partial = ''
-      from = at + 1
-      this.#line(line.endsWith('\r') ? line.slice(0, -1) : line)
-    }
-    this.#partial += chunk.slice(from)
-  }
-
+  /** One line of stdout (blank ones are skipped): a message, else the process broke the binding. */
   #line (text: string): void {
-    if (this.#failure !== undefined || text.trim() === '') return
+    if (this.#failure !== undefined) return
     let message: unknown
     try {
       message = JSON.parse(text)

@@ -37,7 +37,7 @@ import { answerOf } from '../protocol/session/client-requests.js'
 import { toSession } from '../protocol/session/session-notifications.js'
 import type { Sessions } from '../protocol/session/sessions.js'
 import { subscribe, type Subscription } from '../protocol/subscription.js'
-import { LineSplitter } from './lines.js'
+import { LineSplitter } from '../spec/lines.js'
 
 /** What one stdio connection serves, and where it writes. */
 export interface StdioSettings {

@@ -1,7 +1,7 @@
 // The stdio framing on its own: lines from chunks, whatever their cut, and a line over the limit
 // dropped as it comes.
 import t from 'tap'
-import { LineSplitter } from '../../lib/stdio/lines.js'
+import { LineSplitter } from '../../lib/spec/lines.js'
 
 function splitter (limit = 16): { lines: string[], overlong: number[], split: LineSplitter } {
   const lines: string[] = []

@@ -1,6 +1,8 @@
 /**
- * Newline-delimited messages from a byte stream (the stdio binding's framing): each line is one
- * JSON-RPC message, at most `limit` bytes (the plugin's `bodyLimit`, as for an HTTP body). A line
+ * Newline-delimited messages from a byte stream (the stdio binding's framing, for both ends: the
+ * server's stdin in `stdio/connection.ts`, a `{ command }` client's view of the server's stdout in
+ * `client/stdio.ts`): each line is one JSON-RPC message, at most `limit` bytes (the server's
+ * `bodyLimit`, as for an HTTP body; the client sets none). A line
  * over the limit is not kept whole: its bytes are dropped as they come, and the line is reported
  * once its end arrives, so a client that sends too much costs no memory.
  */
