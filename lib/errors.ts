@@ -194,6 +194,50 @@ export class ShuttingDownError extends ProtocolError {
   }
 }
 
+/** What a quota bounds (`QuotaExceededError.limit`). */
+export type QuotaLimit = 'sessions' | 'streams' | 'tasks' | 'questions'
+
+/** What a quota's names say in messages: what is counted, and the options that set each bound. */
+const QUOTAS: Readonly<Record<QuotaLimit, { readonly what: string, readonly caller: string, readonly total: string, readonly free: string, readonly retryAfter: number }>> = {
+  sessions: { what: '2025 sessions', caller: 'sessions.maxPerCaller', total: 'sessions.maxSessions', free: 'end a session it no longer uses (DELETE) or let one expire', retryAfter: 30 },
+  streams: { what: 'open event streams', caller: 'streams.maxPerCaller', total: 'streams.maxStreams', free: 'close a stream (a GET stream, a subscriptions/listen, a streamed call)', retryAfter: 5 },
+  tasks: { what: 'tasks (running, or finished and kept until their ttl)', caller: 'tasks.maxPerCaller', total: 'tasks.maxTasks', free: 'let a task end and its ttl pass (ask a shorter task ttl)', retryAfter: 30 },
+  questions: { what: 'questions waiting for a client\'s answer', caller: 'questions.maxPerCaller', total: 'questions.maxQuestions', free: 'answer the questions already asked', retryAfter: 5 }
+}
+
+/**
+ * A quota refused something new (issue 40): a caller (a token's subject, else the client's
+ * address) already holds as many 2025 sessions, open streams, tasks or pending questions as its
+ * quota allows (`bound: 'caller'`, HTTP 429), or the server (the fleet, for sessions and tasks in
+ * Redis) holds as many as it takes in all (`bound: 'total'`, HTTP 503). Nothing anyone holds is
+ * taken away to make room: the new request is refused, with `Retry-After` (`retryAfter`, seconds)
+ * and a message naming the bound and the option that sets it.
+ */
+export class QuotaExceededError extends ProtocolError {
+  readonly limit: QuotaLimit
+  readonly bound: 'caller' | 'total'
+  /** The bound's value. */
+  readonly max: number
+  /** The option that sets it (`sessions.maxPerCaller`). */
+  readonly option: string
+  readonly retryAfter: number
+
+  constructor (limit: QuotaLimit, bound: 'caller' | 'total', max: number) {
+    const quota = QUOTAS[limit]
+    const option = quota[bound]
+    const message = bound === 'caller'
+      ? `Too Many Requests: this caller already holds ${max} ${quota.what}, the most ${option} allows; ${quota.free}, then try again`
+      : `Service Unavailable: the server already holds ${max} ${quota.what}, the most ${option} allows; try again later`
+    super(bound === 'caller' ? -32600 : -32603, message, bound === 'caller' ? 429 : 503, { limit, bound, max, option })
+    this.name = 'QuotaExceededError'
+    this.limit = limit
+    this.bound = bound
+    this.max = max
+    this.option = option
+    this.retryAfter = quota.retryAfter
+  }
+}
+
 /**
  * Thrown (or returned) by a tool that cannot do its work without a client capability the request
  * did not declare (Sake's `{:error, {:missing_capability, map}}`). A 2026-07-28 call is answered

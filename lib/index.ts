@@ -326,10 +326,10 @@ export {
   SakeError, SakeOptionError, SakeToolDefinitionError, SakeHeaderDefinitionError, SakeDuplicateToolError,
   SakeRegisterAfterReadyError, ProtocolError, ToolError, MissingCapabilityError, ClientInputError, errorCodes,
   SakeResourceDefinitionError, SakePromptDefinitionError, SakeDuplicateResourceError, SakeDuplicatePromptError,
-  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError, ShuttingDownError,
+  AuthorizationError, InsufficientScopeError, RequestStateError, SakeRouteToolError, StoreUnavailableError, ShuttingDownError, QuotaExceededError,
   SakeClientOptionError, SakeSkillDefinitionError
 } from './errors.js'
-export type { RequestStateRejection, RequestStateBindingPart, SakeErrorCode } from './errors.js'
+export type { RequestStateRejection, RequestStateBindingPart, SakeErrorCode, QuotaLimit } from './errors.js'
 // the client's errors, from the client's own file (the one import of lib/client/ the server side makes,
 // .dependency-cruiser.mjs): the same classes as fastify-sake/client's, so instanceof works with either import
 export {

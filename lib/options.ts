@@ -43,8 +43,40 @@ export interface SessionOptions {
   store?: SessionStore
   /** Milliseconds without a request after which a session ends. Default 30 minutes. */
   idleTimeout?: number
-  /** Most sessions the in-memory store keeps; the least recently used is dropped. Default 10,000. */
+  /**
+   * Most sessions held at once (in Redis: across the fleet). At the bound a new `initialize` is
+   * refused (503, `Retry-After`); no live session is ever dropped to make room. Default 10,000.
+   */
   maxSessions?: number
+  /**
+   * Most sessions one caller (a token's subject, else the client's address) holds at once; its next
+   * `initialize` is refused (429, `Retry-After`). Default 100 (or `maxSessions`, when lower).
+   */
+  maxPerCaller?: number
+}
+
+export interface StreamOptions {
+  /**
+   * Most event streams this instance holds open at once: 2025 GET streams, calls answered as
+   * streams (counted from the call's start), 2026-07-28 `subscriptions/listen`. A new one is
+   * refused (503). Default 10,000 (mind the process's file descriptor limit).
+   */
+  maxStreams?: number
+  /** Most event streams one caller holds open on this instance; a new one is refused (429). Default 100. */
+  maxPerCaller?: number
+  /**
+   * Bytes an event stream may hold unsent for a client that reads slower than the server writes;
+   * beyond it the connection is closed (a resumable stream's events stay in the event store for
+   * `Last-Event-ID`). Default 262,144 (256 KiB).
+   */
+  maxBuffered?: number
+}
+
+export interface QuestionOptions {
+  /** Most questions (`ctx.elicit`, `ctx.sample`, `ctx.roots` in 2025 sessions) waiting for answers on this instance. Default 1,000. */
+  maxQuestions?: number
+  /** Most such questions waiting for one caller's answers; a new one is refused. Default 20. */
+  maxPerCaller?: number
 }
 
 export interface EventOptions {
@@ -61,8 +93,13 @@ export interface EventOptions {
 export interface TaskOptions {
   /** Where tasks live; default: in memory, bounded by `maxTasks`. */
   store?: TaskStore
-  /** Most tasks the in-memory store keeps. Default 10,000. */
+  /**
+   * Most tasks held at once, running or finished and kept until their ttl (in Redis: across the
+   * fleet). At the bound a new task is refused (503); no task is dropped to make room. Default 10,000.
+   */
   maxTasks?: number
+  /** Most tasks one caller holds at once, running or kept; its next one is refused (429). Default 100 (or `maxTasks`, when lower). */
+  maxPerCaller?: number
   /** Milliseconds a task is kept when its creator asks no ttl. Default 10 minutes. */
   ttl?: number
   /** The longest ttl granted, in milliseconds. Default one hour. */
@@ -97,6 +134,8 @@ export interface SakeOptions {
   pageSize?: number
   /** Largest accepted POST body, in bytes. Default 1 MiB. */
   bodyLimit?: number
+  /** Most messages in one JSON-RPC batch (2025-03-26 sessions); a larger batch is refused with -32600. Default 32. */
+  maxBatchItems?: number
   /**
    * Milliseconds between keep-alive comments on an open event stream, and how long a streaming call
    * may stay silent before its stream opens (a proxy waits for headers); 0: neither. Default 15,000.
@@ -116,6 +155,10 @@ export interface SakeOptions {
   events?: EventOptions
   /** Tasks (long-running tools): the task store, its bounds and ttls. */
   tasks?: TaskOptions
+  /** Open event streams: how many, in all and per caller, and how much each may hold unsent. */
+  streams?: StreamOptions
+  /** Questions to 2025 clients waiting for their answers: how many, in all and per caller. */
+  questions?: QuestionOptions
   /**
    * Share 2025 sessions, resumable streams, the bus and tasks across instances through Redis: a
    * `redis://` URL (needs the `ioredis` package), an ioredis client (`app.redis` of
@@ -230,12 +273,15 @@ export interface ResolvedOptions {
   readonly ttl: number
   readonly pageSize: number
   readonly bodyLimit: number
+  readonly maxBatchItems: number
   readonly keepAlive: number
   readonly closeTimeout: number
-  readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number }
+  readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number, readonly maxPerCaller: number }
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
-  readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
+  readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly maxPerCaller: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
+  readonly streams: { readonly maxStreams: number, readonly maxPerCaller: number, readonly maxBuffered: number }
+  readonly questions: { readonly maxQuestions: number, readonly maxPerCaller: number }
   readonly redis: ResolvedRedis | undefined
   /** `keys` decoded and checked (undefined: a random key per process); index.ts builds the sealer from these. */
   readonly requestState: { readonly keys: readonly Buffer[] | undefined, readonly ttl: number }
@@ -267,11 +313,19 @@ export const defaults = Object.freeze({
   closeTimeout: 10_000, // 10 s, in ms: inside the 30 s a process manager usually grants after SIGTERM
   idleTimeout: 30 * 60_000, // 30 minutes, in ms
   maxSessions: 10_000,
+  maxSessionsPerCaller: 100,
+  maxBatchItems: 32,
+  maxStreams: 10_000,
+  maxStreamsPerCaller: 100,
+  maxBuffered: 256 * 1024, // bytes unsent on one stream before its connection is closed
+  maxQuestions: 1000,
+  maxQuestionsPerCaller: 20,
   maxEventsPerStream: 1000,
   maxEvents: 100_000,
   eventIdleTimeout: 5 * 60_000, // 5 minutes, in ms: long enough for a client to reconnect
   inputTimeout: 10 * 60_000, // 10 minutes, in ms: a person reads the question and answers it
   maxTasks: 10_000,
+  maxTasksPerCaller: 100,
   taskTtl: 10 * 60_000, // 10 minutes, in ms
   maxTaskTtl: 60 * 60_000, // one hour, in ms
   taskPollInterval: 1000,
@@ -285,10 +339,12 @@ export const defaults = Object.freeze({
   requestStateTtl: 10 * 60_000 // 10 minutes, in ms: a person answers the question between rounds
 })
 
-const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'openapi', 'tracing', 'prefix', 'logLevel', 'logSerializers']
-const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions']
+const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'maxBatchItems', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'streams', 'questions', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'openapi', 'tracing', 'prefix', 'logLevel', 'logSerializers']
+const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions', 'maxPerCaller']
+const STREAM_KEYS = ['maxStreams', 'maxPerCaller', 'maxBuffered']
+const QUESTION_KEYS = ['maxQuestions', 'maxPerCaller']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
-const TASK_KEYS = ['store', 'maxTasks', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
+const TASK_KEYS = ['store', 'maxTasks', 'maxPerCaller', 'ttl', 'maxTtl', 'pollInterval', 'closeTimeout']
 const REQUEST_STATE_KEYS = ['keys', 'ttl']
 
 function string (options: Record<string, unknown>, key: string, required: boolean): string | undefined {
@@ -308,6 +364,38 @@ function integer (options: Record<string, unknown>, key: string, min: number, fa
     fail(display, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min} (${unit})` : `an integer from ${min} to ${max} (${unit}; a Node timer goes no further)`, value)
   }
   return value
+}
+
+/**
+ * A per-caller bound (`<group>.maxPerCaller`) under its group's total (`<group>.<total>`): by default
+ * the smaller of `fallback` and the total; given above the total, refused (it could never be reached).
+ */
+function perCaller (group: Record<string, unknown>, name: string, total: number, totalKey: string, fallback: number, unit: string): number {
+  const value = integer(group, 'maxPerCaller', 1, Math.min(fallback, total), unit, `${name}.maxPerCaller`)
+  if (value > total) fail(`${name}.maxPerCaller`, `at most ${name}.${totalKey} (${total}): one caller cannot hold more than the server holds in all`, value)
+  return value
+}
+
+/** `streams`: `{ maxStreams?, maxPerCaller?, maxBuffered? }`. */
+function resolveStreams (value: unknown): ResolvedOptions['streams'] {
+  const given = value === undefined ? {} : value
+  if (!isObject(given)) fail('streams', 'an object { maxStreams?, maxPerCaller?, maxBuffered? }', value)
+  unknownKeys(given, STREAM_KEYS, 'streams.')
+  const maxStreams = integer(given, 'maxStreams', 1, defaults.maxStreams, 'streams', 'streams.maxStreams')
+  return Object.freeze({
+    maxStreams,
+    maxPerCaller: perCaller(given, 'streams', maxStreams, 'maxStreams', defaults.maxStreamsPerCaller, 'streams'),
+    maxBuffered: integer(given, 'maxBuffered', 1024, defaults.maxBuffered, 'bytes', 'streams.maxBuffered')
+  })
+}
+
+/** `questions`: `{ maxQuestions?, maxPerCaller? }`. */
+function resolveQuestions (value: unknown): ResolvedOptions['questions'] {
+  const given = value === undefined ? {} : value
+  if (!isObject(given)) fail('questions', 'an object { maxQuestions?, maxPerCaller? }', value)
+  unknownKeys(given, QUESTION_KEYS, 'questions.')
+  const maxQuestions = integer(given, 'maxQuestions', 1, defaults.maxQuestions, 'questions', 'questions.maxQuestions')
+  return Object.freeze({ maxQuestions, maxPerCaller: perCaller(given, 'questions', maxQuestions, 'maxQuestions', defaults.maxQuestionsPerCaller, 'questions') })
 }
 
 const REDIS_KEYS = ['url', 'client', 'prefix', 'timeout', 'heartbeat', 'deadAfter', 'sessionCache']
@@ -484,17 +572,19 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   if (typeof path !== 'string' || !path.startsWith('/')) fail('path', "a URL path starting with '/', such as '/mcp'", path)
 
   const sessions = input.sessions === undefined ? {} : input.sessions
-  if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions? }', sessions)
+  if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions?, maxPerCaller? }', sessions)
   unknownKeys(sessions, SESSION_KEYS, 'sessions.')
   const sessionIdle = integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout')
+  const maxSessions = integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
 
   const events = input.events === undefined ? {} : input.events
   if (!isObject(events)) fail('events', 'an object { store?, maxPerStream?, maxEvents?, idleTimeout? }', events)
   unknownKeys(events, EVENT_KEYS, 'events.')
 
   const tasks = input.tasks === undefined ? {} : input.tasks
-  if (!isObject(tasks)) fail('tasks', 'an object { store?, maxTasks?, ttl?, maxTtl?, pollInterval?, closeTimeout? }', tasks)
+  if (!isObject(tasks)) fail('tasks', 'an object { store?, maxTasks?, maxPerCaller?, ttl?, maxTtl?, pollInterval?, closeTimeout? }', tasks)
   unknownKeys(tasks, TASK_KEYS, 'tasks.')
+  const maxTasks = integer(tasks, 'maxTasks', 1, defaults.maxTasks, 'tasks', 'tasks.maxTasks')
 
   const requestState = input.requestState === undefined ? {} : input.requestState
   if (!isObject(requestState)) fail('requestState', 'an object { keys?, ttl? }, e.g. { keys: [process.env.MCP_STATE_KEY] }', requestState)
@@ -523,12 +613,14 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     ttl: integer(input, 'ttl', 0, defaults.ttl, 'milliseconds'),
     pageSize: integer(input, 'pageSize', 1, defaults.pageSize, 'tools per page'),
     bodyLimit: integer(input, 'bodyLimit', 1, defaults.bodyLimit, 'bytes'),
+    maxBatchItems: integer(input, 'maxBatchItems', 1, defaults.maxBatchItems, 'messages per batch'),
     keepAlive: integer(input, 'keepAlive', 0, defaults.keepAlive, 'milliseconds; 0 for none', 'keepAlive', MAX_TIMER),
     closeTimeout: integer(input, 'closeTimeout', 0, defaults.closeTimeout, 'milliseconds', 'closeTimeout', MAX_TIMER),
     sessions: Object.freeze({
       store: implementation<SessionStore>(sessions.store, 'sessions.store', 'SessionStore', SESSION_STORE_METHODS),
       idleTimeout: sessionIdle,
-      maxSessions: integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
+      maxSessions,
+      maxPerCaller: perCaller(sessions, 'sessions', maxSessions, 'maxSessions', defaults.maxSessionsPerCaller, 'sessions')
     }),
     bus: implementation<Bus>(input.bus, 'bus', 'Bus', BUS_METHODS),
     events: Object.freeze({
@@ -539,12 +631,15 @@ export function resolveOptions (input: unknown): ResolvedOptions {
     }),
     tasks: Object.freeze({
       store: implementation<TaskStore>(tasks.store, 'tasks.store', 'TaskStore', TASK_STORE_METHODS),
-      maxTasks: integer(tasks, 'maxTasks', 1, defaults.maxTasks, 'tasks', 'tasks.maxTasks'),
+      maxTasks,
+      maxPerCaller: perCaller(tasks, 'tasks', maxTasks, 'maxTasks', defaults.maxTasksPerCaller, 'tasks'),
       ttl: integer(tasks, 'ttl', 1, defaults.taskTtl, 'milliseconds', 'tasks.ttl', MAX_TIMER),
       maxTtl: integer(tasks, 'maxTtl', 1, defaults.maxTaskTtl, 'milliseconds', 'tasks.maxTtl', MAX_TIMER),
       pollInterval: integer(tasks, 'pollInterval', 0, defaults.taskPollInterval, 'milliseconds', 'tasks.pollInterval'),
       closeTimeout: integer(tasks, 'closeTimeout', 0, defaults.taskCloseTimeout, 'milliseconds', 'tasks.closeTimeout', MAX_TIMER)
     }),
+    streams: resolveStreams(input.streams),
+    questions: resolveQuestions(input.questions),
     redis: resolveRedis(input.redis, sessionIdle),
     requestState: Object.freeze({ keys: keys === undefined ? undefined : Object.freeze(keys), ttl: integer(requestState, 'ttl', 1, defaults.requestStateTtl, 'milliseconds', 'requestState.ttl') }),
     inputTimeout: integer(input, 'inputTimeout', 1, defaults.inputTimeout, 'milliseconds', 'inputTimeout', MAX_TIMER),

@@ -1,6 +1,6 @@
 /** Writing JSON-RPC answers on a Fastify reply. */
 import type { FastifyReply } from 'fastify'
-import { AuthorizationError, ShuttingDownError, type ProtocolError } from '../errors.js'
+import { AuthorizationError, QuotaExceededError, ShuttingDownError, type ProtocolError } from '../errors.js'
 import { errorBody, type RequestId } from '../spec/jsonrpc.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -14,6 +14,7 @@ export function sendJson (reply: FastifyReply, status: number, json: string): Fa
 export function sendError (reply: FastifyReply, id: RequestId | null, error: ProtocolError): FastifyReply {
   if (error instanceof AuthorizationError) reply.header('www-authenticate', error.challenge)
   else if (error instanceof ShuttingDownError) reply.header('retry-after', String(error.retryAfter)).header('connection', 'close')
+  else if (error instanceof QuotaExceededError) reply.header('retry-after', String(error.retryAfter))
   return sendJson(reply, error.status, JSON.stringify(errorBody(id, error)))
 }
 
