@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import fp from 'fastify-plugin'
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, InjectOptions } from 'fastify'
 import { SakeOptionError } from './errors.js'
 import { resolveOptions, resolveStdioOptions, type ResolvedOptions, type SakeOptions, type StdioOptions } from './options.js'
 import { Registry } from './define/registry.js'
@@ -155,7 +155,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans and no metrics
   const otel = options.tracing ? await openTelemetry() : undefined
   const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
-  const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown }
+  const requestIdHeader = app.initialConfig.requestIdHeader
+  const batch = { maxItems: options.maxBatchItems, inject: async (opts: InjectOptions) => await app.inject(opts), requestIdHeader: typeof requestIdHeader === 'string' ? requestIdHeader : undefined }
+  const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown, batch }
   // the routes in a context of their own, below the register option's prefix when there is one
   await app.register(routes, { prefix: options.prefix, endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions, openapi: options.openapi, scopes: options.scopes })
 }

@@ -2,8 +2,7 @@
  * How a call's answer goes out once its era's checks passed: as one JSON body (the fast path), or
  * as JSON that turns into an event stream at the first thing the call sends (a tool that streams,
  * a call that asked for progress or log messages, or, in a 2025 session, a handler's first question
- * to the client); and a 2025 request's answer as the JSON-RPC response it is, alone or as an item
- * of a batch.
+ * to the client); and a 2025 request's answer as the JSON-RPC response it is.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AccessRefusal, ProtocolError } from '../errors.js'
@@ -80,28 +79,26 @@ export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: 
 }
 
 /**
- * Runs one legacy request and returns its whole JSON-RPC response, result or error (in a batch
- * each item has its own; none of them can set the HTTP status). `alone`: the only message of its
- * POST, whose refusal by authorization keeps its HTTP status and challenge.
+ * Runs one legacy request and returns its whole JSON-RPC response, result or error; a refusal by
+ * authorization is thrown, to keep its HTTP status and challenge.
  */
-export function legacyAnswer (endpoint: Endpoint, call: Call, alone = false): string | Promise<string> {
+export function legacyAnswer (endpoint: Endpoint, call: Call): string | Promise<string> {
   let answer: string | Promise<string>
   try {
     answer = dispatch(endpoint.server, call)
   } catch (err) {
-    return refused(call, err, alone)
+    return refused(call, err)
   }
   // sync when the method is (a sync tool): the answer in the same turn
-  if (answer instanceof Promise) return answer.then((result) => resultText(call.id, result), (err: unknown) => refused(call, err, alone))
+  if (answer instanceof Promise) return answer.then((result) => resultText(call.id, result), (err: unknown) => refused(call, err))
   return resultText(call.id, answer)
 }
 
-/** A request's failure as its JSON-RPC error; an authorization refusal of a message alone is thrown, to keep its status and challenge. */
-function refused (call: Call, err: unknown, alone: boolean): string {
+/** A request's failure as its JSON-RPC error; an authorization refusal is thrown, to keep its status and challenge. */
+function refused (call: Call, err: unknown): string {
   /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
   if (!(err instanceof ProtocolError)) throw err
-  // a refusal by authorization needs its status and challenge, which a message alone can have
-  if (alone && err instanceof AccessRefusal) throw err
+  if (err instanceof AccessRefusal) throw err
   answeredWithError(call, err)
   return JSON.stringify(errorBody(call.id, err))
 }

@@ -3,6 +3,7 @@
  * server and its 2025 session protocol, every open stream, authorization, and tracing. Each step of
  * the POST route (`post.ts` and the era files it calls) and the GET and DELETE routes take it.
  */
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { ProtocolError } from '../errors.js'
 import { PARSE_ERROR } from '../spec/jsonrpc.js'
 import type { ServerContext } from '../protocol/server.js'
@@ -24,6 +25,17 @@ export interface Endpoint {
   readonly tracing: Tracing
   /** Draining and closing: refuses new requests once closing, and bounds the calls in flight. */
   readonly shutdown: Shutdown
+  /** How a batch's requests are served, each as a POST of its own (`batch.ts`). */
+  readonly batch: BatchSettings
+}
+
+export interface BatchSettings {
+  /** Most messages in one batch (`maxBatchItems`). */
+  readonly maxItems: number
+  /** The app's `inject`: each request of a batch passes the endpoint's hooks as a POST of its own. */
+  readonly inject: (options: InjectOptions) => Promise<LightMyRequestResponse>
+  /** Fastify's `requestIdHeader`, when set: the items' requests carry the batch's id. */
+  readonly requestIdHeader: string | undefined
 }
 
 /** An empty body, whether the JSON parser saw it or (without a Content-Type) nothing parsed it. */

@@ -66,7 +66,7 @@ export function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply
   const { accept } = checked.carried
   if (facts?.streams === true && answersAsStream(accept, call)) return answerDeferred(endpoint, request, reply, call, true)
   if (facts?.asks === true && mayAsk(accept, call)) return answerDeferred(endpoint, request, reply, call, false)
-  const answer = legacyAnswer(endpoint, call, true)
+  const answer = legacyAnswer(endpoint, call)
   // a sync tool's answer is sent in the same turn: no promise on the hot path
   if (isThenable(answer)) return Promise.resolve(answer).then((json) => sendJson(reply, 200, json))
   return sendJson(reply, 200, answer)

@@ -1,5 +1,5 @@
 /**
- * Traces of MCP requests, one per message answered (a batch item is one too):
+ * Traces of MCP requests, one per message answered (a batch item, served as a POST of its own, is one too):
  *
  * - the `fastify-sake:request` diagnostics_channel TracingChannel (`REQUEST_CHANNEL`): `start`,
  *   `end`, `asyncStart`, `asyncEnd` (and `error` for an unexpected failure) with one context
@@ -16,8 +16,8 @@
  *
  * A POSTed message's trace spans the route's steps: it begins in `preValidation` (before the
  * plugin's own checks, so that their refusals are in it), the handler runs inside its span, and it
- * ends when the response closes (a stream: when it ended). A batch's items are traced one by one
- * inside the handler. A message nobody traces or measures costs one check (`Tracing.on`), and a
+ * ends when the response closes (a stream: when it ended). A batch's requests are each served as a
+ * POST of their own (`batch.ts`), traced as such; the batch itself is not. A message nobody traces or measures costs one check (`Tracing.on`), and a
  * call one more (`call.outcome`).
  *
  * The conventions' attribute names are written out as strings, here and in `http/metrics.ts`:
@@ -27,7 +27,7 @@
 import diagnostics from 'node:diagnostics_channel'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Era } from '../spec/eras.js'
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND, type RequestId } from '../spec/jsonrpc.js'
+import { INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND, type RequestId } from '../spec/jsonrpc.js'
 import type { ProtocolError } from '../errors.js'
 import { isObject } from '../values.js'
 import type { Session } from '../state/session-store.js'
@@ -62,8 +62,6 @@ export interface McpRequestTrace extends CallOutcome {
 }
 
 const channel = diagnostics.tracingChannel<unknown, McpRequestTrace>(REQUEST_CHANNEL)
-
-const INTERNAL = { code: INTERNAL_ERROR, message: 'Internal error' }
 
 /** On a request of the POST route: its message's trace, while one is being taken (see `Tracing.begin`). */
 export const kTraced = Symbol('fastify-sake.traced')
@@ -174,29 +172,6 @@ export class Tracing {
    */
   within<T> (span: StartedSpan, handler: () => T): T {
     return this.spans!.within(span, handler)
-  }
-
-  /** Runs `answer`, the whole handling of one message of a batch (`inbound`), traced and measured as `trace`. */
-  async run<T> (trace: McpRequestTrace, inbound: Inbound, answer: () => Promise<T>): Promise<T> {
-    const started = this.metrics?.on() === true ? performance.now() : undefined
-    const inner = async (): Promise<T> => {
-      try {
-        return await answer()
-      } catch (err) {
-        // what gets here is not a protocol error (those are answered where they happen): the
-        // endpoint's error handler answers it 500 + -32603
-        trace.rpcError ??= INTERNAL
-        throw err
-      }
-    }
-    const published = this.enabled && channel.hasSubscribers ? async () => channel.tracePromise(inner, trace) : inner
-    const traced = this.spans?.on() === true ? this.spans.run(trace, inbound, published) : published()
-    if (started === undefined) return traced
-    try {
-      return await traced
-    } finally {
-      this.metrics!.operation(trace, inbound, (performance.now() - started) / 1000)
-    }
   }
 
   /** A 2025 session ended here (its DELETE): its duration, while a meter provider is registered. */
@@ -367,21 +342,6 @@ export class Spans {
     if (trace.error !== undefined) span.recordException(trace.error as Error)
     if (span.isRecording()) this.finish(span, trace)
     span.end()
-  }
-
-  /** One message of a batch, traced around `answer`. */
-  async run<T> (trace: McpRequestTrace, inbound: Inbound, answer: () => Promise<T>): Promise<T> {
-    const started = this.start(trace, inbound)
-    let answered: T
-    try {
-      answered = await this.within(started, answer)
-    } catch (err) {
-      trace.error = err
-      this.end(started, trace)
-      throw err
-    }
-    this.end(started, trace)
-    return answered
   }
 
   /** The span's name and the attributes the message itself gives (known before it is handled). */

@@ -67,7 +67,8 @@ for (const facts of METHODS.values()) {
   }
 }
 
-const notAlone = new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
+/** `initialize` where a session exists already, or inside a batch: a lone one opens a session of its own. */
+export const initializeNotAlone = new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
 
 /**
  * Runs a request and returns its result as JSON text, or throws a ProtocolError (callers await it:
@@ -78,7 +79,7 @@ export function dispatch (server: ServerContext, call: Call): string | Promise<s
   const method = tables[call.era].get(call.method)
   if (method === undefined) {
     // the handshake inside a session (or a batch) is refused as what it is, not as unknown
-    if (call.era === 'legacy' && METHODS.get(call.method)?.handshake === true) throw notAlone
+    if (call.era === 'legacy' && METHODS.get(call.method)?.handshake === true) throw initializeNotAlone
     throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method}`, call.era === 'modern' ? 404 : 200)
   }
   return method(server, call)

@@ -145,6 +145,66 @@ t.test('a batch with a version header outside the 2025 era is refused like any r
   t.equal(other.status, 200, 'another 2025 version is served at the negotiated one')
 })
 
+t.test('a batch holds at most maxBatchItems messages (default 32): one more is 400 + -32600 naming the option', async (t) => {
+  const full = await send(app, batch(Array.from({ length: 32 }, (_, i) => ping(i))))
+  t.equal(full.status, 200)
+  t.equal(full.body.length, 32, 'at the bound: every item answered')
+  const over = await send(app, batch(Array.from({ length: 33 }, (_, i) => ping(i))))
+  t.equal(over.status, 400)
+  t.equal(over.body.id, null)
+  t.equal(over.body.error.code, -32600)
+  t.equal(over.body.error.message, 'Invalid Request: the batch holds 33 messages, more than maxBatchItems (32) allows; send fewer at a time')
+
+  const small = await build({ maxBatchItems: 2 })
+  t.teardown(() => small.close())
+  await small.ready()
+  const session = await openSession(small, '2025-03-26')
+  const two = await send(small, sessionPost(session, '2025-03-26', [ping(1), ping(2)], { 'mcp-protocol-version': undefined }))
+  t.equal(two.status, 200)
+  const three = await send(small, sessionPost(session, '2025-03-26', [ping(1), ping(2), ping(3)], { 'mcp-protocol-version': undefined }))
+  t.equal(three.status, 400)
+  t.match(three.body.error.message, /holds 3 messages, more than maxBatchItems \(2\) allows/)
+})
+
+t.test("each message of a batch passes the route's and the app's hooks as a POST of its own", async (t) => {
+  const seen: Array<{ method: string | undefined, name: string | undefined, id: string, ip: string, auth: string | undefined }> = []
+  const hooked = await build({}, { requestIdHeader: 'x-request-id', trustProxy: true })
+  t.teardown(() => hooked.close())
+  hooked.addHook('preHandler', async (request, reply) => {
+    if (request.mcp === null) return
+    seen.push({ method: request.mcp.method, name: request.mcp.name, id: request.id, ip: request.ip, auth: request.headers.authorization })
+    // a host hook refusing one tool as @fastify/rate-limit does (a 429 error), and one answering on its own
+    if (request.mcp.name === 'limited') throw Object.assign(new Error('Rate limit exceeded, retry in 1 minute'), { statusCode: 429 })
+    if (request.mcp.name === 'teapot') return await reply.code(418).send('short and stout')
+    if (request.mcp.name === 'broken') return await reply.code(502).send({ oops: true })
+  })
+  for (const name of ['echo', 'limited', 'teapot', 'broken']) hooked.registerTool({ name, execute: () => name })
+  await hooked.ready()
+  const session = await openSession(hooked, '2025-03-26')
+  seen.length = 0
+  const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } })
+  const res = await send(hooked, sessionPost(session, '2025-03-26', [
+    ping(1), call(2, 'echo'), { jsonrpc: '2.0', method: 'notifications/initialized' }, call(3, 'limited'), call(4, 'teapot'), call(5, 'broken')
+  ], { 'mcp-protocol-version': undefined, 'x-request-id': 'batch-7', 'x-forwarded-for': '203.0.113.9', authorization: 'Bearer not-checked-here' }))
+  t.equal(res.status, 200)
+  const byId = new Map(res.body.map((item: any) => [item.id, item]))
+  t.same(byId.get(1), { jsonrpc: '2.0', id: 1, result: {} })
+  t.same((byId.get(2) as any).result.content, [{ type: 'text', text: 'echo' }])
+  const limited = byId.get(3) as any
+  t.equal(limited.error.code, -32600, "the host's 429 keeps its error and the item's id")
+  t.equal(limited.error.message, 'Too Many Requests: Rate limit exceeded, retry in 1 minute')
+  t.same((byId.get(4) as any).error, { code: -32600, message: 'Invalid Request: this message was answered with HTTP 418 and no JSON-RPC response' })
+  t.same((byId.get(5) as any).error, { code: -32603, message: 'Internal error: this message was answered with HTTP 502 and no JSON-RPC response' })
+  t.equal(res.body.length, 5, 'the notification has no answer')
+
+  // the batch itself (no method), then each message of it
+  t.same(seen.map((s) => s.method === undefined ? 'batch' : `${s.method}${s.name === undefined ? '' : ' ' + s.name}`).sort(),
+    ['batch', 'notifications/initialized', 'ping', 'tools/call broken', 'tools/call echo', 'tools/call limited', 'tools/call teapot'])
+  t.ok(seen.every((s) => s.id === 'batch-7'), "every item logs under the batch's request id")
+  t.ok(seen.every((s) => s.ip === '203.0.113.9'), 'every item has the batch\'s request.ip (trustProxy: X-Forwarded-For passed on)')
+  t.ok(seen.every((s) => s.auth === 'Bearer not-checked-here'), 'credentials pass on')
+})
+
 t.test('nothing here was logged as an error', async (t) => {
   t.same(log.errors(), [])
 })
