@@ -24,6 +24,7 @@ import { redisStores } from './state/redis/stores.js'
 import { RedisLiveness, workerConnection } from './state/redis/liveness.js'
 import { MemoryLiveness, type Liveness } from './state/liveness.js'
 import { RequestStateSealer } from './state/request-state.js'
+import { Quota } from './state/quota.js'
 import { serverContext } from './protocol/server.js'
 import { Sessions } from './protocol/session/sessions.js'
 import { Fleet } from './protocol/fleet.js'
@@ -79,13 +80,17 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     hideForbidden: auth?.hideForbidden === true,
     taskStore,
     bus,
-    tasks: options.tasks,
+    tasks: { ...options.tasks, bounds: { perCaller: options.tasks.maxPerCaller, total: options.tasks.maxTasks } },
     liveness,
     log: app.log
   })
   // the 2025 session protocol: the handshake, finding sessions, cancellations, questions to clients
-  const legacy = new Sessions(sessions, bus, liveness, inbox)
-  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, liveness })
+  // what callers may hold at once (issue 40): sessions and tasks are counted by their stores (in
+  // Redis across a fleet), open streams and waiting questions here, where they are held
+  const streamQuota = new Quota('streams', { perCaller: options.streams.maxPerCaller, total: options.streams.maxStreams })
+  const questionQuota = new Quota('questions', { perCaller: options.questions.maxPerCaller, total: options.questions.maxQuestions })
+  const legacy = new Sessions(sessions, bus, liveness, inbox, { sessions: { perCaller: options.sessions.maxPerCaller, total: options.sessions.maxSessions }, questions: questionQuota })
+  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, liveness, quota: streamQuota })
   // a fleet's survivors end what a dead instance was running (only on a shared store: in memory there is no other instance)
   const fleet = new Fleet(liveness, server.tasks, events, app.log)
   if (options.redis !== undefined) {
@@ -101,7 +106,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const stdio = async (given?: StdioOptions): Promise<StdioHandle> => {
     const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
     await app.ready()
-    const transport = new StdioTransport({ server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout }, { input, output, logger: app.log })
+    const transport = new StdioTransport({
+      server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota
+    }, { input, output, logger: app.log })
     stdioOpen.add(transport)
     // the client closed stdin: it is done with this process, which may now exit
     if (closeOnEnd) void transport.inputEnded.then(async () => { if (!shutdown.closing) await app.close() })

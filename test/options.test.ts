@@ -8,7 +8,7 @@ import Fastify from 'fastify'
 import sake, { SakeOptionError, Type, defineTool } from '../lib/index.js'
 import { resolveOptions, resolveStdioOptions, defaults } from '../lib/options.js'
 import { build, refusesRegister } from './helpers/app.js'
-import { modernRequest, openSession, rpc } from './helpers/requests.js'
+import { initializeRequest, modernRequest, openSession, rpc } from './helpers/requests.js'
 
 const base = { name: 'test-server', version: '1.0.0' }
 
@@ -41,7 +41,7 @@ t.test('the optional strings', async (t) => {
 })
 
 t.test('unknown options are refused, with the likely one', async (t) => {
-  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, keepAlive, closeTimeout, sessions, bus, events, tasks, redis, requestState, inputTimeout, tools, resources, prompts, skills, allowedHosts, allowedOrigins, auth, scopes, routeOptions, openapi, tracing, prefix, logLevel, logSerializers$/)
+  await refusesRegister(t, { ...base, tll: 1000 }, /^fastify-sake: unknown option 'tll' \(did you mean 'ttl'\?\); known options are name, version, title, description, websiteUrl, icons, instructions, path, ttl, pageSize, bodyLimit, maxBatchItems, keepAlive, closeTimeout, sessions, bus, events, tasks, streams, questions, redis, requestState, inputTimeout, tools, resources, prompts, skills, allowedHosts, allowedOrigins, auth, scopes, routeOptions, openapi, tracing, prefix, logLevel, logSerializers$/)
   await refusesRegister(t, { ...base, pagesize: 10 }, /unknown option 'pagesize' \(did you mean 'pageSize'\?\)/, 'case differences')
   await refusesRegister(t, { ...base, titel: 'x' }, /unknown option 'titel' \(did you mean 'title'\?\)/, 'a transposition')
   await refusesRegister(t, { ...base, intructons: 'x' }, /unknown option 'intructons' \(did you mean 'instructions'\?\)/, 'longer names allow two edits')
@@ -71,12 +71,32 @@ t.test('pageSize and bodyLimit', async (t) => {
 })
 
 t.test('sessions', async (t) => {
-  await refusesRegister(t, { ...base, sessions: 'memory' }, "fastify-sake: option 'sessions' must be an object { store?, idleTimeout?, maxSessions? }, got \"memory\" (string)")
+  await refusesRegister(t, { ...base, sessions: 'memory' }, "fastify-sake: option 'sessions' must be an object { store?, idleTimeout?, maxSessions?, maxPerCaller? }, got \"memory\" (string)")
   await refusesRegister(t, { ...base, sessions: [] }, /option 'sessions' must be an object .*got \[\] \(array\)$/)
   await refusesRegister(t, { ...base, sessions: null }, /option 'sessions' must be an object .*got null \(null\)$/)
-  await refusesRegister(t, { ...base, sessions: { maxSession: 5 } }, /^fastify-sake: unknown option 'sessions\.maxSession' \(did you mean 'sessions\.maxSessions'\?\); known options are sessions\.store, sessions\.idleTimeout, sessions\.maxSessions$/)
+  await refusesRegister(t, { ...base, sessions: { maxSession: 5 } }, /^fastify-sake: unknown option 'sessions\.maxSession' \(did you mean 'sessions\.maxSessions'\?\); known options are sessions\.store, sessions\.idleTimeout, sessions\.maxSessions, sessions\.maxPerCaller$/)
   await refusesRegister(t, { ...base, sessions: { idleTimeout: 0 } }, "fastify-sake: option 'sessions.idleTimeout' must be an integer >= 1 (milliseconds), got 0 (number)")
   await refusesRegister(t, { ...base, sessions: { maxSessions: 2.5 } }, "fastify-sake: option 'sessions.maxSessions' must be an integer >= 1 (sessions), got 2.5 (number)")
+  await refusesRegister(t, { ...base, sessions: { maxPerCaller: 0 } }, "fastify-sake: option 'sessions.maxPerCaller' must be an integer >= 1 (sessions), got 0 (number)")
+  await refusesRegister(t, { ...base, sessions: { maxSessions: 10, maxPerCaller: 11 } }, "fastify-sake: option 'sessions.maxPerCaller' must be at most sessions.maxSessions (10): one caller cannot hold more than the server holds in all, got 11 (number)")
+  t.same(resolveOptions({ ...base, sessions: { maxSessions: 10 } }).sessions.maxPerCaller, 10, 'by default the smaller of 100 and the total')
+  t.same(resolveOptions({ ...base, sessions: { maxSessions: 10, maxPerCaller: 10 } }).sessions.maxPerCaller, 10, 'at the total: accepted')
+})
+
+t.test('streams, questions and maxBatchItems', async (t) => {
+  await refusesRegister(t, { ...base, streams: 5 } as any, "fastify-sake: option 'streams' must be an object { maxStreams?, maxPerCaller?, maxBuffered? }, got 5 (number)")
+  await refusesRegister(t, { ...base, streams: { maxStream: 5 } } as any, /^fastify-sake: unknown option 'streams\.maxStream' \(did you mean 'streams\.maxStreams'\?\)/)
+  await refusesRegister(t, { ...base, streams: { maxBuffered: 100 } }, "fastify-sake: option 'streams.maxBuffered' must be an integer >= 1024 (bytes), got 100 (number)")
+  await refusesRegister(t, { ...base, streams: { maxStreams: 5, maxPerCaller: 6 } }, /^fastify-sake: option 'streams\.maxPerCaller' must be at most streams\.maxStreams \(5\)/)
+  await refusesRegister(t, { ...base, questions: [] } as any, "fastify-sake: option 'questions' must be an object { maxQuestions?, maxPerCaller? }, got [] (array)")
+  await refusesRegister(t, { ...base, questions: { maxQuestion: 1 } } as any, /did you mean 'questions\.maxQuestions'/)
+  await refusesRegister(t, { ...base, questions: { maxQuestions: 3, maxPerCaller: 4 } }, /^fastify-sake: option 'questions\.maxPerCaller' must be at most questions\.maxQuestions \(3\)/)
+  await refusesRegister(t, { ...base, maxBatchItems: 0 }, "fastify-sake: option 'maxBatchItems' must be an integer >= 1 (messages per batch), got 0 (number)")
+  const resolved = resolveOptions({ ...base, streams: { maxStreams: 50, maxBuffered: 4096 }, questions: { maxPerCaller: 2 }, maxBatchItems: 5 })
+  t.same(resolved.streams, { maxStreams: 50, maxPerCaller: 50, maxBuffered: 4096 })
+  t.same(resolved.questions, { maxQuestions: 1000, maxPerCaller: 2 })
+  t.equal(resolved.maxBatchItems, 5)
+  t.ok(Object.isFrozen(resolved.streams) && Object.isFrozen(resolved.questions))
 })
 
 t.test('sessions.store', async (t) => {
@@ -118,12 +138,15 @@ t.test('defaults', async (t) => {
     ttl: 300_000,
     pageSize: 100,
     bodyLimit: 1024 * 1024,
+    maxBatchItems: 32,
     keepAlive: 15_000,
     closeTimeout: 10_000,
-    sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000 },
+    sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000, maxPerCaller: 100 },
     bus: undefined,
     events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
-    tasks: { store: undefined, maxTasks: 10_000, ttl: 600_000, maxTtl: 3_600_000, pollInterval: 1000, closeTimeout: 5000 },
+    tasks: { store: undefined, maxTasks: 10_000, maxPerCaller: 100, ttl: 600_000, maxTtl: 3_600_000, pollInterval: 1000, closeTimeout: 5000 },
+    streams: { maxStreams: 10_000, maxPerCaller: 100, maxBuffered: 262_144 },
+    questions: { maxQuestions: 1000, maxPerCaller: 20 },
     requestState: { keys: undefined, ttl: 600_000 },
     inputTimeout: 600_000,
     tools: [],
@@ -146,13 +169,14 @@ t.test('defaults', async (t) => {
 })
 
 t.test('tasks: an object of known keys, a TaskStore, integers', async (t) => {
-  await refusesRegister(t, { ...base, tasks: 5 } as any, /^fastify-sake: option 'tasks' must be an object \{ store\?, maxTasks\?, ttl\?, maxTtl\?, pollInterval\?, closeTimeout\? \}/)
+  await refusesRegister(t, { ...base, tasks: 5 } as any, /^fastify-sake: option 'tasks' must be an object \{ store\?, maxTasks\?, maxPerCaller\?, ttl\?, maxTtl\?, pollInterval\?, closeTimeout\? \}/)
   await refusesRegister(t, { ...base, tasks: { maxTask: 5 } } as any, /unknown option 'tasks.maxTask' \(did you mean 'tasks.maxTasks'\?\)/)
   await refusesRegister(t, { ...base, tasks: { store: { get () {} } } } as any, /option 'tasks.store' must implement TaskStore/)
   await refusesRegister(t, { ...base, tasks: { maxTtl: 0 } } as any, /option 'tasks.maxTtl' must be/)
   const store = { create: () => true, get: () => undefined, transition: () => false, list: () => ({ tasks: [] }), delete: () => {} }
   const resolved = resolveOptions({ ...base, tasks: { store, maxTasks: 5, ttl: 10, maxTtl: 20, pollInterval: 0, closeTimeout: 0 } } as any)
-  t.same(resolved.tasks, { store, maxTasks: 5, ttl: 10, maxTtl: 20, pollInterval: 0, closeTimeout: 0 })
+  t.same(resolved.tasks, { store, maxTasks: 5, maxPerCaller: 5, ttl: 10, maxTtl: 20, pollInterval: 0, closeTimeout: 0 })
+  await refusesRegister(t, { ...base, tasks: { maxTasks: 5, maxPerCaller: 6 } }, /^fastify-sake: option 'tasks\.maxPerCaller' must be at most tasks\.maxTasks \(5\)/)
   const app = await build({ tasks: { store } as any })
   await app.close()
   t.pass('a user store is not closed by us (it has no close)')
@@ -212,13 +236,17 @@ t.test('given options reach the client', async (t) => {
   t.equal(tooBig.statusCode, 413, 'bodyLimit')
 })
 
-t.test('sessions.maxSessions reaches the default store', async (t) => {
-  const app = await build({ sessions: { maxSessions: 1 } })
+t.test('sessions.maxSessions and maxPerCaller reach the default store: refused, never evicted', async (t) => {
+  const app = await build({ sessions: { maxSessions: 2, maxPerCaller: 1 } })
   t.teardown(() => app.close())
   const first = await openSession(app)
-  await openSession(app)
+  const again = await app.inject(initializeRequest())
+  t.equal(again.statusCode, 429, 'the caller holds its one session')
+  await openSession(app, undefined, { remoteAddress: '10.0.0.2' })
+  const third = await app.inject({ ...initializeRequest(), remoteAddress: '10.0.0.3' })
+  t.equal(third.statusCode, 503, 'the store holds its two sessions')
   const res = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': first } })
-  t.equal(res.statusCode, 404, 'the first session made room for the second')
+  t.equal(res.statusCode, 204, 'the first session is still there')
 })
 
 t.test('requestState and inputTimeout', async (t) => {

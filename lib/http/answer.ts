@@ -5,7 +5,7 @@
  * to the client); and a 2025 request's answer as the JSON-RPC response it is.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { AccessRefusal, ProtocolError } from '../errors.js'
+import { AccessRefusal, ProtocolError, QuotaExceededError } from '../errors.js'
 import { INTERNAL_ERROR, errorBody, resultText } from '../spec/jsonrpc.js'
 import type { Session } from '../state/session-store.js'
 import { sessionCall, type Call, type CallOutcome } from '../protocol/call.js'
@@ -44,7 +44,7 @@ export function mayAsk (accept: string | undefined, call: Call): boolean {
  * Answers a call whose answer may become an event stream (`CallStreams.deferred`): `streaming`, a
  * call that may send progress or log messages (`answersAsStream`); otherwise a 2025 call that may
  * ask its client something (`mayAsk`). What is decided before the stream opens is answered as if the
- * call did not stream: a refusal by scope or step-up as its plain 401/403 and challenge, any other
+ * call did not stream: a refusal by scope, step-up or a quota as its plain 401/403/429/503, any other
  * error as its era's plain answer (2026-07-28: the route's error handler, with its status; 2025: a
  * JSON-RPC error), a result as JSON.
  */
@@ -56,7 +56,7 @@ export async function answerDeferred (endpoint: Endpoint, request: FastifyReques
   } catch (err) {
     if (!deferred.opened()) {
       deferred.end(undefined)
-      if (err instanceof AccessRefusal || call.era === 'modern') throw err
+      if (err instanceof AccessRefusal || err instanceof QuotaExceededError || call.era === 'modern') throw err
     }
     // anything else is our bug: an opened stream still ends with an answer
     const error = err instanceof ProtocolError ? err : internalError(request, err)
@@ -94,11 +94,14 @@ export function legacyAnswer (endpoint: Endpoint, call: Call): string | Promise<
   return resultText(call.id, answer)
 }
 
-/** A request's failure as its JSON-RPC error; an authorization refusal is thrown, to keep its status and challenge. */
+/**
+ * A request's failure as its JSON-RPC error. A refusal by authorization or by a quota is thrown, to
+ * keep its HTTP status and headers (a challenge; `Retry-After`): it is about the request, not its method.
+ */
 function refused (call: Call, err: unknown): string {
   /* c8 ignore next -- dispatch turns every failure into a ProtocolError or an isError result; anything else is our bug, for the route's error handler (500) */
   if (!(err instanceof ProtocolError)) throw err
-  if (err instanceof AccessRefusal) throw err
+  if (err instanceof AccessRefusal || err instanceof QuotaExceededError) throw err
   answeredWithError(call, err)
   return JSON.stringify(errorBody(call.id, err))
 }

@@ -12,6 +12,7 @@ import type { CallOutcome } from '../protocol/call.js'
 import type { Inbound, InboundRequest } from '../protocol/inbound.js'
 import { answerOf } from '../protocol/session/client-requests.js'
 import { answerDeferred, answersAsStream, legacyAnswer, legacyCall, mayAsk } from './answer.js'
+import { callerOf } from './caller.js'
 import type { Endpoint } from './endpoint.js'
 import { checkSessionHeaders, type Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
@@ -21,9 +22,9 @@ import { isThenable } from '../values.js'
 /** `initialize`: a new session, its id in the `Mcp-Session-Id` header of the answer. */
 export async function handleInitialize (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, inbound: InboundRequest): Promise<FastifyReply> {
   endpoint.streams.calls.received(request)
-  const { session, result } = endpoint.sessions.open(endpoint.server, inbound.params, request.mcpAuth?.subject)
+  const { session, result } = endpoint.sessions.open(endpoint.server, inbound.params, request.mcpAuth?.subject, callerOf(request))
   inSession(request, session)
-  await endpoint.sessions.save(session)
+  await endpoint.sessions.create(session, request.log)
   reply.header('mcp-session-id', session.id)
   return sendJson(reply, 200, resultText(inbound.id, result))
 }

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from '../spec/types.js'
 import type { Transport } from '../protocol/call.js'
 import type { Cancellable } from '../protocol/session/cancellations.js'
+import { callerOf } from './caller.js'
 import type { Shutdown } from './shutdown.js'
 
 export class HttpTransport implements Transport {
@@ -41,6 +42,10 @@ export class HttpTransport implements Transport {
     return this.request.log
   }
 
+  get caller (): string {
+    return callerOf(this.request)
+  }
+
   signal (): AbortSignal {
     const controller = new AbortController()
     const raw = this.reply.raw
@@ -69,6 +74,7 @@ export class DetachedTransport implements Transport {
   private release: (() => void) | undefined
   constructor (private readonly inner: HttpTransport) {}
   get request (): unknown { return this.inner.request }
+  get caller (): string { return this.inner.caller }
   get log (): Logger { return this.inner.log }
 
   signal (): AbortSignal {

@@ -15,6 +15,11 @@ import type { Target } from './target.js'
 export interface Transport {
   /** The transport's own request object (a FastifyRequest over HTTP). */
   readonly request: unknown
+  /**
+   * Who calls, as quotas count it (issue 40): `sub:<subject>` with a verified caller, else what
+   * the transport knows of it (`ip:<address>` over HTTP). Read only where a quota is checked.
+   */
+  readonly caller: string
   readonly log: Logger
   /** An AbortSignal that aborts when the caller goes away; called at most once per call. */
   signal (): AbortSignal

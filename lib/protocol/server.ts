@@ -14,6 +14,7 @@ import type { InputSettings } from './input/asker.js'
 import type { TaskStore } from '../state/task-store.js'
 import type { Bus } from '../state/bus.js'
 import type { Liveness } from '../state/liveness.js'
+import type { QuotaBounds } from '../state/quota.js'
 import { Tasks } from './tasks/lifecycle.js'
 
 export interface ServerContext {
@@ -63,6 +64,8 @@ export interface ServerContextOptions {
  * options.ts's `TaskOptions`; the Tasks constructor's are tasks/lifecycle.ts's `TaskSettings`).
  */
 export interface TaskTimings {
+  /** The task store's bounds (`tasks.maxPerCaller`, `tasks.maxTasks`), which a refusal names. */
+  readonly bounds?: QuotaBounds | undefined
   readonly ttl: number
   readonly maxTtl: number
   readonly pollInterval: number

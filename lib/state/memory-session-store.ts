@@ -1,12 +1,16 @@
 /**
- * The default session store: a Map kept in least-recently-used order, bounded by a count and by
- * idle time, so a server that is never sent DELETE does not grow without limit.
+ * The default session store: a Map kept in least-recently-used order (so an idle sweep stops at the
+ * first live session), bounded by idle time, and bounded in count per caller and in all (issue
+ * 40): at a bound a new session is refused, and no live session is ever dropped to make room.
  */
+import { Quota, type Refusal } from './quota.js'
 import type { Session, SessionStore } from './session-store.js'
 
 export interface MemorySessionStoreOptions {
-  /** Most sessions kept; the least recently used one is dropped to make room. */
+  /** Most sessions held; a new one beyond it is refused. */
   maxSessions: number
+  /** Most sessions one caller (`session.caller`) holds; a new one beyond it is refused. Default: `maxSessions`. */
+  maxPerCaller?: number
   /** A session unused for this many milliseconds ends. */
   idleTimeout: number
   /** Clock, for tests. */
@@ -18,17 +22,20 @@ interface Entry {
   lastSeen: number
 }
 
+/** What a session stored before quotas existed (no `caller`) counts as. */
+const NO_CALLER = ''
+
 export class MemorySessionStore implements SessionStore {
   private readonly entries = new Map<string, Entry>()
   /** The key set last, so the last in Map order: a session asked again and again is not moved. */
   private newest: string | undefined
-  private readonly maxSessions: number
+  private readonly quota: Quota
   private readonly idleTimeout: number
   private readonly now: () => number
   private timer: NodeJS.Timeout | undefined
 
   constructor (options: MemorySessionStoreOptions) {
-    this.maxSessions = options.maxSessions
+    this.quota = new Quota('sessions', { perCaller: options.maxPerCaller ?? options.maxSessions, total: options.maxSessions })
     this.idleTimeout = options.idleTimeout
     this.now = options.now ?? Date.now
     // sweep often enough that an idle session outlives its timeout by at most half of it
@@ -38,6 +45,11 @@ export class MemorySessionStore implements SessionStore {
 
   get size (): number {
     return this.entries.size
+  }
+
+  /** How many sessions `caller` holds now. */
+  heldBy (caller: string): number {
+    return this.quota.of(caller)
   }
 
   get (id: string): Session | undefined {
@@ -60,22 +72,33 @@ export class MemorySessionStore implements SessionStore {
     return entry.session
   }
 
+  /** A new session, unless its caller or the store is at its bound (idle sessions are swept first). */
+  create (session: Session): true | Refusal {
+    const caller = session.caller ?? NO_CALLER
+    if (this.quota.check(caller) !== undefined) this.sweep()
+    const refusal = this.quota.check(caller)
+    if (refusal !== undefined) return refusal
+    this.set(session)
+    return true
+  }
+
+  /** A changed session, or one stored again (counted, whatever the bounds: it was held before). */
   set (session: Session): void {
     const existing = this.entries.get(session.id)
     if (existing !== undefined) {
       existing.session = session
       return
     }
-    if (this.entries.size >= this.maxSessions) {
-      const oldest = this.entries.keys().next().value as string
-      this.entries.delete(oldest)
-    }
+    this.quota.add(session.caller ?? NO_CALLER)
     this.entries.set(session.id, { session, lastSeen: this.now() })
     this.newest = session.id
   }
 
   delete (id: string): void {
+    const entry = this.entries.get(id)
+    if (entry === undefined) return
     this.entries.delete(id)
+    this.quota.give(entry.session.caller ?? NO_CALLER)
     if (id === this.newest) this.newest = undefined
   }
 
@@ -93,6 +116,7 @@ export class MemorySessionStore implements SessionStore {
     clearInterval(this.timer)
     this.timer = undefined
     this.entries.clear()
+    this.quota.clear()
     this.newest = undefined
   }
 }

@@ -1,26 +1,35 @@
 /**
- * The default task store: a Map in creation order, bounded in count, each record dropped once past
- * its ttl (checked on read, and swept on an unref'd timer).
+ * The default task store: a Map in creation order, each record dropped once past its ttl (checked
+ * on read, and swept on an unref'd timer), and bounded in count per caller and in all (issue 40):
+ * at a bound a new task is refused, and no task, running or kept, is dropped to make room.
  */
+import type { QuotaBounds, Refusal } from './quota.js'
 import { TERMINAL, type TaskPage, type TaskPatch, type TaskRecord, type TaskStore } from './task-store.js'
 
 export interface MemoryTaskStoreOptions {
-  /** Most records kept; the oldest terminal one makes room, and a store full of live tasks refuses. */
+  /** Most records kept, running or kept until their ttl; a new one beyond it is refused. */
   maxTasks: number
+  /** Most records one caller (`record.caller`) holds; a new one beyond it is refused. Default: `maxTasks`. */
+  maxPerCaller?: number
   /** Clock, for tests. */
   now?: () => number
   /** Sweep interval in ms (default 60000). */
   sweepInterval?: number
 }
 
+/** What a record stored before quotas existed (no `caller`) counts as. */
+const NO_CALLER = ''
+
 export class MemoryTaskStore implements TaskStore {
   private readonly records = new Map<string, TaskRecord>()
-  private readonly maxTasks: number
+  /** Each caller's task ids: what its bound counts, and what a sweep at that bound looks at. */
+  private readonly byCaller = new Map<string, Set<string>>()
+  private readonly bounds: QuotaBounds
   private readonly now: () => number
   private readonly timer: NodeJS.Timeout
 
   constructor (options: MemoryTaskStoreOptions) {
-    this.maxTasks = options.maxTasks
+    this.bounds = { perCaller: options.maxPerCaller ?? options.maxTasks, total: options.maxTasks }
     this.now = options.now ?? Date.now
     this.timer = setInterval(() => this.sweep(), options.sweepInterval ?? 60_000)
     this.timer.unref()
@@ -30,9 +39,26 @@ export class MemoryTaskStore implements TaskStore {
     return this.records.size
   }
 
-  create (record: TaskRecord): boolean {
-    if (this.records.size >= this.maxTasks && !this.makeRoom()) return false
+  /** How many records `caller` holds now. */
+  heldBy (caller: string): number {
+    return this.byCaller.get(caller)?.size ?? 0
+  }
+
+  create (record: TaskRecord): true | Refusal {
+    const caller = record.caller ?? NO_CALLER
+    // at a bound, what is past its ttl goes first: only live and kept records count
+    if (this.heldBy(caller) >= this.bounds.perCaller) {
+      for (const taskId of [...this.byCaller.get(caller)!]) this.get(taskId)
+      if (this.heldBy(caller) >= this.bounds.perCaller) return 'caller'
+    }
+    if (this.records.size >= this.bounds.total) {
+      this.sweep()
+      if (this.records.size >= this.bounds.total) return 'total'
+    }
     this.records.set(record.taskId, record)
+    const mine = this.byCaller.get(caller)
+    if (mine === undefined) this.byCaller.set(caller, new Set([record.taskId]))
+    else mine.add(record.taskId)
     return true
   }
 
@@ -40,7 +66,7 @@ export class MemoryTaskStore implements TaskStore {
     const record = this.records.get(taskId)
     if (record === undefined) return undefined
     if (this.expired(record)) {
-      this.records.delete(taskId)
+      this.delete(taskId)
       return undefined
     }
     return record
@@ -72,12 +98,19 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   delete (taskId: string): void {
+    const record = this.records.get(taskId)
+    if (record === undefined) return
     this.records.delete(taskId)
+    const caller = record.caller ?? NO_CALLER
+    const mine = this.byCaller.get(caller)!
+    mine.delete(taskId)
+    if (mine.size === 0) this.byCaller.delete(caller)
   }
 
   close (): void {
     clearInterval(this.timer)
     this.records.clear()
+    this.byCaller.clear()
   }
 
   /** A record is kept until `createdAt + ttl`; a live one past it is the lifecycle's to fail first. */
@@ -85,20 +118,9 @@ export class MemoryTaskStore implements TaskStore {
     return TERMINAL.has(record.status) && this.now() >= (record.keepUntil ?? record.createdAt + record.ttl)
   }
 
-  /** Drops the oldest terminal record; false when every record is a live task. */
-  private makeRoom (): boolean {
-    for (const [id, record] of this.records) {
-      if (TERMINAL.has(record.status)) {
-        this.records.delete(id)
-        return true
-      }
-    }
-    return false
-  }
-
   sweep (): void {
     for (const [id, record] of this.records) {
-      if (this.expired(record)) this.records.delete(id)
+      if (this.expired(record)) this.delete(id)
     }
   }
 }

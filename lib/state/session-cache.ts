@@ -10,6 +10,7 @@
  */
 import type { Logger } from '../spec/types.js'
 import type { Bus } from './bus.js'
+import type { Refusal } from './quota.js'
 import type { Session, SessionStore } from './session-store.js'
 
 interface Copy {
@@ -69,6 +70,13 @@ export class SessionCache implements SessionStore {
     } catch (err) {
       this.log.warn({ err }, 'fastify-sake: a 2025 session changed, but the bus could not tell the other instances; their copies are dropped within redis.sessionCache ms')
     }
+  }
+
+  /** A new session, stored unless the store's bounds refuse it, and kept here (no other instance has a copy of it yet). */
+  async create (session: Session): Promise<true | Refusal> {
+    const created = this.store.create === undefined ? (await this.store.set(session), true as const) : await this.store.create(session)
+    if (created === true) this.keep(session)
+    return created
   }
 
   /** Gone here first, then from the store; the others hear it from the bus (`Sessions.end` publishes `sessionEnded`). */

@@ -4,6 +4,7 @@
  */
 import type { ClientInfo } from '../spec/types.js'
 import type { LegacyVersion } from '../spec/eras.js'
+import type { Refusal } from './quota.js'
 
 export interface Session {
   /** Visible ASCII, cryptographically random. */
@@ -20,6 +21,11 @@ export interface Session {
   /** With `auth` on: the subject of the token that opened the session; only that subject may use it. */
   subject?: string
   /**
+   * Who opened it, as quotas count (`sub:<subject>`, or `ip:<address>` without auth): a store
+   * bounds the sessions each caller holds by it (issue 40). Absent on a session stored before.
+   */
+  readonly caller?: string
+  /**
    * When `initialize` opened the session (`Date.now()`, ms since the epoch): stored with it, so
    * that whichever instance ends it can measure how long it lasted (`mcp.server.session.duration`).
    * Absent on a session stored before this field existed, whose end then measures nothing.
@@ -32,13 +38,18 @@ export interface Session {
  * costs no extra tick and a networked one fits the same contract.
  *
  * - `get` returns the live session and counts as activity (it resets idle expiry);
- * - `set` stores a new or changed session;
+ * - `set` stores a changed session (or one stored again);
+ * - `create` (optional) stores a new session unless the store's bounds refuse it: true when stored,
+ *   else which bound refused it (`'caller'`: `session.caller` holds as many as it may; `'total'`:
+ *   the store is full). It never drops a live session to make room. A store without it is given
+ *   new sessions with `set`, and bounds nothing;
  * - `delete` ends a session: a later `get` returns undefined;
  * - `close` (optional) releases timers and connections when the server closes.
  */
 export interface SessionStore {
   get (id: string): Session | undefined | Promise<Session | undefined>
   set (session: Session): void | Promise<void>
+  create? (session: Session): true | Refusal | Promise<true | Refusal>
   delete (id: string): void | Promise<void>
   close? (): void | Promise<void>
 }

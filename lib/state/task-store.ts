@@ -4,6 +4,7 @@
  * protocol rule: which transition is legal lives in `protocol/tasks/lifecycle.ts`; the store only
  * applies a change when the record is still the one the caller read (compare-and-set on `version`).
  */
+import type { Refusal } from './quota.js'
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
 
@@ -37,6 +38,11 @@ export interface TaskRecord {
   readonly version: number
   /** The principal that created it (`sub:…`, `session:…` or `anonymous`); only it may see the task. */
   readonly owner: string
+  /**
+   * Who created it, as quotas count (`sub:<subject>`, or `ip:<address>` without auth): a store
+   * bounds the tasks each caller holds by it (issue 40). Absent on a record stored before.
+   */
+  readonly caller?: string | undefined
   /** The revision of the request that created it: its result is answered in that revision's shape. */
   readonly protocolVersion: string
   /** The 2025 session that created it: its standalone stream gets the task's notifications. */
@@ -62,7 +68,7 @@ export interface TaskRecord {
 }
 
 /** What a transition may change: everything but the identity. */
-export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'version' | 'owner' | 'protocolVersion' | 'sessionId' | 'createdAt' | 'ttl'>>
+export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'version' | 'owner' | 'caller' | 'protocolVersion' | 'sessionId' | 'createdAt' | 'ttl'>>
 
 export interface TaskPage {
   readonly tasks: readonly TaskRecord[]
@@ -72,7 +78,9 @@ export interface TaskPage {
 /**
  * Where tasks live. Methods may return a value or a promise of one (as `SessionStore`).
  *
- * - `create` stores a new record; it returns false when the store is full (nothing stored);
+ * - `create` stores a new record and returns true, unless its bounds refuse it: `'caller'` when
+ *   `record.caller` holds as many tasks as it may, `'total'` (or false) when the store is full;
+ *   nothing is stored then, and no other task is ever dropped to make room (issue 40);
  * - `get` returns the record, or undefined once it is unknown, deleted, or terminal and past its
  *   ttl (`createdAt + ttl`, or `keepUntil` when set);
  * - `transition` applies `patch` only if the stored `version` is still `version`, stores it with
@@ -84,7 +92,7 @@ export interface TaskPage {
  * - `close` (optional) releases timers and connections when the server closes.
  */
 export interface TaskStore {
-  create (record: TaskRecord): boolean | Promise<boolean>
+  create (record: TaskRecord): boolean | Refusal | Promise<boolean | Refusal>
   get (taskId: string): TaskRecord | undefined | Promise<TaskRecord | undefined>
   transition (taskId: string, version: number, patch: TaskPatch): boolean | Promise<boolean>
   list (owner: string, cursor: string | undefined, limit: number): TaskPage | undefined | Promise<TaskPage | undefined>

@@ -38,6 +38,7 @@ import { toSession } from '../protocol/session/session-notifications.js'
 import type { Sessions } from '../protocol/session/sessions.js'
 import { subscribe, type Subscription } from '../protocol/subscription.js'
 import { LineSplitter } from '../spec/lines.js'
+import type { Quota } from '../state/quota.js'
 
 /** What one stdio connection serves, and where it writes. */
 export interface StdioSettings {
@@ -57,6 +58,8 @@ export interface StdioSettings {
   readonly lineLimit: number
   /** How long calls in flight may take to answer when the connection closes, in ms. */
   readonly closeTimeout: number
+  /** The open streams each caller holds (a 2026-07-28 listen is one), shared with the server's HTTP streams. */
+  readonly streams: Quota
 }
 
 /** A request running here, until its answer is written. */
@@ -102,7 +105,11 @@ export class StdioConnection {
   /** Settles once the connection closed, whichever end closed it. */
   readonly closed: Promise<void>
 
+  /** Who calls, as quotas count it: the host's `caller` when it named one, else the process's owner. */
+  private readonly caller: string
+
   constructor (private readonly settings: StdioSettings) {
+    this.caller = settings.auth === undefined ? 'stdio' : `sub:${settings.auth.subject}`
     this.lines = new LineSplitter(settings.lineLimit, {
       line: (text) => { this.receive(text) },
       overlong: (bytes) => {
@@ -143,8 +150,7 @@ export class StdioConnection {
 
   private async stop (why: string, wait: number): Promise<void> {
     this.state = 'ending'
-    for (const subscription of this.listens.values()) subscription.stop()
-    this.listens.clear()
+    for (const key of [...this.listens.keys()]) this.endListen(key)
     if (this.answers.size > 0 && wait > 0) await settled(this.answers, wait)
     this.stopped = why
     for (const entry of this.running.values()) entry.controller?.abort(new Error(why))
@@ -278,10 +284,15 @@ export class StdioConnection {
   private async initialize (inbound: InboundRequest): Promise<string> {
     if (this.session !== undefined) throw initializedTwice
     const { sessions, server, bus, log } = this.settings
-    const { session, result } = sessions.open(server, inbound.params, this.settings.auth?.subject)
-    // noted before the save settles: the client's next lines (notifications/initialized) belong to it
+    const { session, result } = sessions.open(server, inbound.params, this.settings.auth?.subject, this.caller)
+    // noted before the store settles: the client's next lines (notifications/initialized) belong to it
     this.session = session
-    await sessions.save(session)
+    try {
+      await sessions.create(session, log)
+    } catch (err) {
+      this.session = undefined
+      throw err
+    }
     const id = session.id
     this.unsubscribe = bus.subscribe((event) => {
       if (event.type !== 'sessionEnded') toSession(id, event, sessions.store, (message) => { this.send(message) }, log)
@@ -313,6 +324,7 @@ export class StdioConnection {
     const base = this.settings.log
     return {
       request: undefined,
+      caller: this.caller,
       get log () {
         log ??= base.child({ mcp: logNames(inbound) })
         return log
@@ -339,21 +351,43 @@ export class StdioConnection {
     return {
       notify,
       request: async (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> =>
-        await questions.send(session.id, (message) => !entry.cancelled && this.send(message), method, params, options)
+        await questions.send(session.id, (message) => !entry.cancelled && this.send(message), method, params, options, { caller: this.caller, log: this.settings.log })
     }
   }
 
-  /** A 2026-07-28 `subscriptions/listen`: acknowledged, then open until the client cancels it or the server closes. */
+  /**
+   * A 2026-07-28 `subscriptions/listen`: acknowledged, then open until the client cancels it or the
+   * server closes; refused when the caller holds as many open streams as `streams.maxPerCaller` allows.
+   */
   private listen (call: Call, entry: Running): void {
     const key = JSON.stringify(call.id)
+    const { streams } = this.settings
+    const refusal = streams.take(this.caller)
+    if (refusal !== undefined) {
+      this.send(JSON.stringify(errorBody(call.id, streams.refused(refusal, this.caller, call.transport.log))))
+      return
+    }
     // the filter is checked before anything is acknowledged (a bad one is the request's error)
     const opening = listenFilter(this.settings.server, call).then((filter) => {
-      if (entry.cancelled || this.state !== 'open') return
+      if (entry.cancelled || this.state !== 'open') {
+        streams.give(this.caller)
+        return
+      }
       this.listens.set(key, subscribe(this.settings.bus, call.id, filter, this.settings.server.tasks.store, (text) => { this.send(text) }, call.transport.log))
     }, (err: unknown) => {
+      streams.give(this.caller)
       if (!entry.cancelled) this.send(JSON.stringify(errorBody(call.id, this.protocolError(err))))
     })
     this.pending(opening)
+  }
+
+  /** Ends one open listen: no more notifications, and its stream no longer counted. */
+  private endListen (key: string): void {
+    const listen = this.listens.get(key)
+    if (listen === undefined) return
+    listen.stop()
+    this.listens.delete(key)
+    this.settings.streams.give(this.caller)
   }
 
   /** A client notification: a cancel (both eras, the only way to cancel over stdio), or one of the session's. */
@@ -369,11 +403,7 @@ export class StdioConnection {
   private cancel (requestId: unknown, reason: unknown): void {
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return
     const key = JSON.stringify(requestId)
-    const listen = this.listens.get(key)
-    if (listen !== undefined) {
-      listen.stop()
-      this.listens.delete(key)
-    }
+    this.endListen(key)
     const entry = this.running.get(key)
     if (entry === undefined) return
     entry.cancelled = true

@@ -1,4 +1,5 @@
 // A Fastify logger that keeps what was logged, so a test can say what was (and was not) logged.
+import type { Logger } from '../../lib/spec/types.js'
 
 export interface LogLine {
   level: number
@@ -25,3 +26,6 @@ export function captureLog (options: { level?: string } = {}): CapturedLog {
     errors: () => lines.filter((line) => line.level >= 50)
   }
 }
+
+/** A logger that drops everything (the protocol core's `Logger`), for code under test that must be given one. */
+export const quiet: Logger = { trace () {}, debug () {}, info () {}, warn () {}, error () {}, fatal () {}, child: () => quiet } as unknown as Logger

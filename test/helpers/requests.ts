@@ -104,21 +104,29 @@ export interface OpenSessionOptions {
    * session is left as `initialize` made it, as a client that never sends the notification.
    */
   initialized?: boolean
+  /** The client's address (app.inject's `remoteAddress`): another caller, as quotas count them. */
+  remoteAddress?: string
 }
 
 /** Starts a 2025 session with `initialize` (and, unless told otherwise, `notifications/initialized`) and returns its id. */
 export async function openSession (app: FastifyInstance, protocolVersion = '2025-11-25', options: OpenSessionOptions = {}): Promise<string> {
-  const { capabilities = {}, clientInfo = { name: 'legacy', version: '1' }, headers = {}, initialized = true } = options
-  const res = await app.inject({
+  const { capabilities = {}, clientInfo = { name: 'legacy', version: '1' }, headers = {}, initialized = true, remoteAddress } = options
+  const res = await app.inject({ ...initializeRequest(protocolVersion, { capabilities, clientInfo, headers }), remoteAddress })
+  const id = res.headers['mcp-session-id']
+  if (typeof id !== 'string') throw new Error(`initialize failed: ${res.statusCode} ${res.body}`)
+  if (initialized) await app.inject({ ...sessionPost(id, protocolVersion, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers), remoteAddress })
+  return id
+}
+
+/** An `initialize` POST (a 2025 client's first request). */
+export function initializeRequest (protocolVersion = '2025-11-25', options: Pick<OpenSessionOptions, 'capabilities' | 'clientInfo' | 'headers'> = {}): InjectOptions {
+  const { capabilities = {}, clientInfo = { name: 'legacy', version: '1' }, headers = {} } = options
+  return {
     method: 'POST',
     url: '/mcp',
     headers: merge(BASE, headers),
     payload: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo } }
-  })
-  const id = res.headers['mcp-session-id']
-  if (typeof id !== 'string') throw new Error(`initialize failed: ${res.statusCode} ${res.body}`)
-  if (initialized) await app.inject(sessionPost(id, protocolVersion, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers))
-  return id
+  }
 }
 
 /** The parsed JSON-RPC body of a response. */

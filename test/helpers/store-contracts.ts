@@ -42,6 +42,9 @@ export interface SessionStoreSubject {
   /** The store's idle timeout (ms): `get` counts as activity, and a session unused for longer ends. */
   readonly idleTimeout: number
   readonly pass: Pass
+  /** With `create`: the most sessions it holds in all, and per caller, when it bounds them. */
+  readonly capacity?: number
+  readonly perCaller?: number
 }
 
 function session (id: string, changes: Partial<Session> = {}): Session {
@@ -71,6 +74,27 @@ export function sessionStoreContract (t: Test, name: string, make: Maker<Session
     await store.set(full)
     t.same(await store.get('full'), full, 'every field')
     t.same(await store.get('full'), full, 'and again: a get does not consume it')
+  })
+
+  t.test(`${name} (SessionStore): create, when there, stores a new session until a bound refuses one; nothing live is dropped`, async (t) => {
+    const { store, capacity, perCaller } = await make(t)
+    if (store.create === undefined) return t.pass('no create: new sessions are set, unbounded')
+    t.equal(await store.create(session('first', { caller: 'ip:1' })), true)
+    t.same(await store.get('first'), session('first', { caller: 'ip:1' }), 'stored whole')
+    if (perCaller !== undefined) {
+      for (let i = 1; i < perCaller; i++) t.equal(await store.create(session(`mine-${i}`, { caller: 'ip:1' })), true)
+      t.equal(await store.create(session('mine-more', { caller: 'ip:1' })), 'caller', 'the caller at its bound')
+      t.equal(await store.get('mine-more'), undefined, 'nothing stored')
+      await store.delete('first')
+      t.equal(await store.create(session('mine-more', { caller: 'ip:1' })), true, 'a delete gives the caller room')
+    }
+    if (capacity !== undefined) {
+      let i = 0
+      while (await store.create(session(`other-${i}`, { caller: `ip:other-${i}` })) === true) i++
+      t.ok(i < capacity, `full after ${i} more`)
+      t.equal(await store.create(session('late', { caller: 'ip:late' })), 'total', 'the store at its bound')
+      t.ok(await store.get('other-0'), 'the first held is still there')
+    }
   })
 
   t.test(`${name} (SessionStore): set on an existing id replaces the session`, async (t) => {
@@ -244,14 +268,18 @@ export function eventStoreContract (t: Test, name: string, make: Maker<EventStor
 
 export interface TaskStoreSubject {
   readonly store: TaskStore
-  /** A bounded store: at most this many records (live tasks fill it, and `create` then refuses). */
+  /** A bounded store: at most this many records (live or kept tasks fill it, and `create` then refuses). */
   readonly capacity?: number
+  /** A store that bounds each caller (`record.caller`): at most this many records each. */
+  readonly perCaller?: number
 }
 
 /** A live record created now, kept a minute; the store's clock is the real one. */
-function task (taskId: string, options: { owner?: string, status?: TaskStatus, createdAt?: number, ttl?: number } = {}): TaskRecord {
+function task (taskId: string, options: { owner?: string, caller?: string, status?: TaskStatus, createdAt?: number, ttl?: number } = {}): TaskRecord {
   const createdAt = options.createdAt ?? Date.now()
-  return { taskId, version: 0, owner: options.owner ?? 'sub:alice', protocolVersion: '2025-11-25', status: options.status ?? 'working', createdAt, lastUpdatedAt: createdAt, ttl: options.ttl ?? 60_000 }
+  return {
+    taskId, version: 0, owner: options.owner ?? 'sub:alice', caller: options.caller ?? `ip:${taskId}`, protocolVersion: '2025-11-25', status: options.status ?? 'working', createdAt, lastUpdatedAt: createdAt, ttl: options.ttl ?? 60_000
+  }
 }
 
 export function taskStoreContract (t: Test, name: string, make: Maker<TaskStoreSubject>): void {
@@ -418,12 +446,34 @@ export function taskStoreContract (t: Test, name: string, make: Maker<TaskStoreS
     t.ok(await store.get('b'), 'the other one kept')
   })
 
-  test('create on a full store (optional bound) is false and stores nothing', async (t, { store, capacity }) => {
+  test('create on a full store (optional bound) is refused and stores nothing; nothing held is dropped', async (t, { store, capacity }) => {
     if (capacity === undefined) return t.pass('unbounded: records go by expiry only')
-    for (let i = 0; i < capacity; i++) t.equal(await store.create(task(`live-${i}`)), true)
-    t.equal(await store.create(task('one-more')), false, 'full of live tasks')
+    // callers of their own, so that only the store's bound can refuse; one record finished and kept
+    for (let i = 0; i < capacity; i++) t.equal(await store.create(task(`held-${i}`, { caller: `ip:${i}`, status: i === 0 ? 'completed' : 'working' })), true)
+    const refused = await store.create(task('one-more', { caller: 'ip:new' }))
+    t.ok(refused === 'total' || refused === false, `full: refused (${String(refused)})`)
     t.equal(await store.get('one-more'), undefined, 'nothing stored')
-    t.ok(await store.get('live-0'), 'no live task dropped to make room')
+    t.ok(await store.get('held-0'), 'no kept task dropped to make room')
+    t.ok(await store.get('held-1'), 'no live task dropped to make room')
+    await store.delete('held-1')
+    t.equal(await store.create(task('one-more', { caller: 'ip:new' })), true, 'a delete makes room')
+  })
+
+  test('create for a caller at its bound (optional) is refused; another caller is not', async (t, { store, perCaller }) => {
+    if (perCaller === undefined) return t.pass('no bound per caller')
+    for (let i = 0; i < perCaller; i++) t.equal(await store.create(task(`a-${i}`, { caller: 'sub:alice' })), true)
+    t.equal(await store.create(task('a-more', { caller: 'sub:alice' })), 'caller')
+    t.equal(await store.get('a-more'), undefined, 'nothing stored')
+    t.equal(await store.create(task('b-0', { caller: 'sub:bob' })), true, 'bob is not alice')
+    await store.delete('a-0')
+    t.equal(await store.create(task('a-more', { caller: 'sub:alice' })), true, 'a delete gives alice room')
+    // finished, and past their ttl: gone, so they hold nothing
+    const past = Date.now() - 10_000
+    for (let i = 1; i < perCaller; i++) {
+      await store.create(task(`b-${i}`, { caller: 'sub:bob', createdAt: past, ttl: 1000 }))
+      await store.transition(`b-${i}`, 0, { status: 'completed' })
+    }
+    t.equal(await store.create(task('b-more', { caller: 'sub:bob' })), true, 'records past their ttl hold nothing')
   })
 
   test('close, when there, releases the store', async (t, { store }) => {

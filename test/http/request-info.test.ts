@@ -63,8 +63,10 @@ t.test('initialize, resources, prompts, notifications, batches and malformed bod
   await app.inject(modernRequest('tools/call', { name: 'nope', arguments: {} }))
   t.match(last(), { method: 'tools/call', name: 'nope', tool: undefined, params: {} }, 'an unknown tool: its name, no definition')
   const session = await openSession(app, '2025-03-26')
+  seen.length = 0
   await app.inject(legacyRequest(session, '2025-03-26', [{ jsonrpc: '2.0', id: 1, method: 'ping' }]))
-  t.match(last(), { era: 'legacy', method: undefined, id: undefined, sessionId: session }, 'a batch')
+  t.match(seen.find((one) => one.hook === 'preValidation')!.mcp, { era: 'legacy', method: undefined, id: undefined, sessionId: session }, 'a batch')
+  t.match(seen.filter((one) => one.hook === 'preValidation')[1]!.mcp, { era: 'legacy', method: 'ping', id: 1, sessionId: session }, 'and its item, a POST of its own')
   await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: '"just a string"' })
   t.match(last(), { era: undefined, method: undefined, name: undefined })
   await app.inject({ ...modernRequest('tools/list'), headers: { 'content-type': 'application/json', 'mcp-method': 'tools/call', 'mcp-name': '=?base64?***?=' } })

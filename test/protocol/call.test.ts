@@ -59,6 +59,7 @@ class LineTransport {
     const { session, sessions } = this
     return {
       request: undefined, // a transport's own request object; this one has none
+      caller: 'test',
       log: quietLog(this.logged),
       // a 2025 call is cancellable by notifications/cancelled, through the session protocol's registry
       signal: () => {
@@ -73,7 +74,7 @@ class LineTransport {
     return {
       notify: (method, params) => { this.out.push(notificationText(method, params)); return true },
       request: async (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> =>
-        await this.sessions.questions.send(session.id, (line) => { this.out.push(line); return true }, method, params, options)
+        await this.sessions.questions.send(session.id, (line) => { this.out.push(line); return true }, method, params, options, { caller: 'test', log: quietLog([]) })
     }
   }
 
@@ -93,8 +94,8 @@ class LineTransport {
     }
     const request = inbound as InboundRequest
     if (request.facts?.handshake === true) {
-      const { session, result } = this.sessions.open(this.server, request.params, undefined)
-      await this.sessions.save(session)
+      const { session, result } = this.sessions.open(this.server, request.params, undefined, 'test')
+      await this.sessions.create(session, quietLog([]))
       this.session = session
       this.out.push(resultText(request.id, result))
       return

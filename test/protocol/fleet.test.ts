@@ -14,7 +14,7 @@ import type { Call } from '../../lib/protocol/call.js'
 import { until } from '../helpers/until.js'
 
 const never = async (): Promise<Outcome> => await new Promise(() => {})
-const call = { era: 'modern', protocolVersion: '2026-07-28' } as unknown as Call
+const call = { era: 'modern', protocolVersion: '2026-07-28', transport: { caller: 'ip:127.0.0.1' } } as unknown as Call
 
 /** A liveness store that hands out what the test queued, and records what was owned. */
 function fakeLiveness (): Liveness & { queue: TakenOver[], owned: Owned[], fail?: Error, releasedFrom: string[], done: string[] } {

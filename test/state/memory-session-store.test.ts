@@ -1,18 +1,19 @@
 // The default session store, beyond the SessionStore contract (test/state/session-store.test.ts):
-// bounded by count (least recently used goes first) and by idle time, on an injected clock: no
+// bounded by count per caller and in all (a new session is refused at a bound: nothing live is ever
+// dropped, issue 40) and by idle time, kept in least-recently-used order, on an injected clock: no
 // test here waits for real time to pass.
 import t from 'tap'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 import type { Session } from '../../lib/state/session-store.js'
 
-function session (id: string, initialized = false): Session {
-  return { id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: {} }, initialized }
+function session (id: string, initialized = false, caller?: string): Session {
+  return { id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: {} }, initialized, ...(caller === undefined ? {} : { caller }) }
 }
 
 /** A store on a clock the test moves by hand. */
-function storeWith (options: { maxSessions?: number, idleTimeout?: number } = {}): { store: MemorySessionStore, clock: { now: number } } {
+function storeWith (options: { maxSessions?: number, maxPerCaller?: number, idleTimeout?: number } = {}): { store: MemorySessionStore, clock: { now: number } } {
   const clock = { now: 1_000_000 }
-  const store = new MemorySessionStore({ maxSessions: options.maxSessions ?? 100, idleTimeout: options.idleTimeout ?? 1000, now: () => clock.now })
+  const store = new MemorySessionStore({ maxSessions: options.maxSessions ?? 100, maxPerCaller: options.maxPerCaller, idleTimeout: options.idleTimeout ?? 1000, now: () => clock.now })
   t.teardown(() => store.close())
   return { store, clock }
 }
@@ -22,20 +23,38 @@ function ids (store: MemorySessionStore): string[] {
   return [...(store as any).entries.keys()]
 }
 
-t.test('at maxSessions, the least recently used session makes room', async (t) => {
+t.test('at maxSessions a new session is refused; no live one is dropped', async (t) => {
   const { store, clock } = storeWith({ maxSessions: 3 })
-  store.set(session('a'))
-  store.set(session('b'))
-  store.set(session('c'))
-  clock.now += 10
-  store.get('a') // a is now the most recently used
-  store.set(session('d'))
-  t.equal(store.size, 3, 'never more than maxSessions')
-  t.equal(store.get('b'), undefined, 'b, the least recently used, is gone')
-  t.same(ids(store), ['c', 'a', 'd'])
-  store.set(session('e'))
-  t.equal(store.get('c'), undefined, 'then c')
-  t.ok(store.get('a'))
+  t.equal(store.create(session('a', false, 'ip:1')), true)
+  t.equal(store.create(session('b', false, 'ip:2')), true)
+  t.equal(store.create(session('c', false, 'ip:3')), true)
+  t.equal(store.create(session('d', false, 'ip:4')), 'total', 'full: refused')
+  t.equal(store.size, 3)
+  t.ok(store.get('a') !== undefined && store.get('b') !== undefined && store.get('c') !== undefined, 'every live session is still there')
+  clock.now += 600
+  store.get('a') // a is in use; b and c go idle past the timeout
+  clock.now += 600
+  t.equal(store.create(session('d', false, 'ip:4')), true, 'at the bound, idle sessions are swept first: room for d')
+  t.same(ids(store), ['a', 'd'])
+})
+
+t.test('at maxPerCaller a caller\'s new session is refused, another caller\'s is not', async (t) => {
+  const { store } = storeWith({ maxSessions: 10, maxPerCaller: 2 })
+  t.equal(store.create(session('a1', false, 'sub:alice')), true)
+  t.equal(store.create(session('a2', false, 'sub:alice')), true)
+  t.equal(store.create(session('a3', false, 'sub:alice')), 'caller')
+  t.equal(store.heldBy('sub:alice'), 2)
+  t.equal(store.create(session('b1', false, 'sub:bob')), true, 'bob is not alice')
+  store.delete('a1')
+  t.equal(store.heldBy('sub:alice'), 1, 'a delete gives the quota back')
+  t.equal(store.create(session('a3', false, 'sub:alice')), true)
+  store.set(session('a4', false, 'sub:alice'))
+  t.equal(store.heldBy('sub:alice'), 3, 'a session stored again with set is counted, whatever the bound')
+  store.set(session('old'))
+  t.equal(store.heldBy(''), 1, 'one stored without a caller counts under none')
+  store.delete('old')
+  store.delete('never there')
+  t.equal(store.size, 4)
 })
 
 t.test('the order stays least recently used when the newest session is asked again and again', async (t) => {
@@ -52,27 +71,23 @@ t.test('the order stays least recently used when the newest session is asked aga
   store.set(session('c'))
   store.get('b')
   t.same(ids(store), ['c', 'b'])
-  store.set(session('d'))
-  store.set(session('e'))
-  t.same(ids(store), ['b', 'd', 'e'], 'c, the least recently used, made room')
   store.close()
   store.set(session('f'))
   store.get('f')
   t.same(ids(store), ['f'], 'after close the store starts over')
 })
 
-t.test('set on an existing id replaces the session without changing the order', async (t) => {
+t.test('set on an existing id replaces the session without changing the order or the count', async (t) => {
   const { store, clock } = storeWith({ maxSessions: 2 })
-  store.set(session('a'))
-  store.set(session('b'))
-  const updated = session('a', true)
+  store.set(session('a', false, 'ip:1'))
+  store.set(session('b', false, 'ip:1'))
+  const updated = session('a', true, 'ip:1')
   clock.now += 10
   store.set(updated)
   t.equal(store.size, 2, 'replaced, not added')
+  t.equal(store.heldBy('ip:1'), 2, 'counted once')
   t.same(ids(store), ['a', 'b'], 'a is still the least recently used')
-  store.set(session('c'))
-  t.equal(store.get('a'), undefined, 'so it is the one to go')
-  t.ok(store.get('b'))
+  t.same(store.get('a'), updated)
 })
 
 t.test('a session idle longer than idleTimeout has ended when asked for', async (t) => {

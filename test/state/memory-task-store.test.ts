@@ -32,16 +32,37 @@ t.test('a terminal record past its ttl is gone; a live one stays for the lifecyc
   t.equal(store.size, 0, 'the sweep drops it once terminal')
 })
 
-t.test('at maxTasks the oldest terminal record makes room, and a store of live tasks refuses', async (t) => {
-  const { store } = storeWith(2)
-  store.create(record('a'))
-  store.create(record('b', { status: 'cancelled' }))
-  t.equal(store.create(record('c')), true)
-  t.equal(store.get('b'), undefined, 'the terminal one went')
+t.test('at maxTasks a new record is refused: nothing, live or kept, makes room but what is past its ttl', async (t) => {
+  const { store, clock } = storeWith(2)
+  store.create({ ...record('a'), caller: 'ip:a' })
+  store.create({ ...record('b', { status: 'cancelled', ttl: 500 }), caller: 'ip:b' })
+  t.equal(store.create({ ...record('c'), caller: 'ip:c' }), 'total', 'full: refused')
+  t.ok(store.get('b'), 'the kept one is still there')
   t.ok(store.get('a'))
-  t.equal(store.create(record('d')), false, 'full of live tasks')
-  t.equal(store.get('d'), undefined)
+  t.equal(store.get('c'), undefined)
+  clock.now += 500
+  t.equal(store.create({ ...record('c'), caller: 'ip:c' }), true, 'b past its ttl: swept at the bound, room for c')
   t.equal(store.size, 2)
+})
+
+t.test('per caller: a caller at maxPerCaller is refused, another is not; what is past its ttl is swept', async (t) => {
+  const clock = { now: 1_000_000 }
+  const store = new MemoryTaskStore({ maxTasks: 10, maxPerCaller: 2, now: () => clock.now })
+  t.teardown(() => store.close())
+  const mine = (taskId: string, caller: string, status: TaskStatus = 'working'): TaskRecord => ({ ...record(taskId, { status, ttl: 100 }), caller })
+  t.equal(store.create(mine('a1', 'ip:a', 'completed')), true)
+  t.equal(store.create(mine('a2', 'ip:a')), true)
+  t.equal(store.create(mine('a3', 'ip:a')), 'caller')
+  t.equal(store.heldBy('ip:a'), 2)
+  t.equal(store.create(mine('b1', 'ip:b')), true, 'b is not a')
+  clock.now += 100
+  t.equal(store.create(mine('a3', 'ip:a')), true, 'a1 past its ttl: room for a3')
+  t.equal(store.heldBy('ip:a'), 2)
+  store.delete('a2')
+  store.delete('never there')
+  t.equal(store.heldBy('ip:a'), 1)
+  t.equal(store.create(record('old')), true, 'a record without a caller counts under none')
+  t.equal(store.heldBy(''), 1)
 })
 
 t.test('the sweep timer runs and close stops it', async (t) => {

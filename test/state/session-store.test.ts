@@ -13,9 +13,9 @@ const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { ret
 
 sessionStoreContract(t, 'MemorySessionStore', (t) => {
   const clock = { now: 1_000_000 }
-  const store = new MemorySessionStore({ maxSessions: 100, idleTimeout: 1000, now: () => clock.now })
+  const store = new MemorySessionStore({ maxSessions: 10, maxPerCaller: 3, idleTimeout: 1000, now: () => clock.now })
   t.teardown(() => store.close())
-  return { store, idleTimeout: 1000, pass: (ms) => { clock.now += ms } }
+  return { store, idleTimeout: 1000, pass: (ms) => { clock.now += ms }, capacity: 10, perCaller: 3 }
 })
 
 const redis = await startRedis(t)
@@ -25,5 +25,7 @@ sessionStoreContract(t, 'RedisSessionStore', async (t) => {
   t.teardown(() => conn.close())
   // long enough that a loaded machine's delays between two reads stay well inside it
   const idleTimeout = 1000
-  return { store: new RedisSessionStore(conn, idleTimeout), idleTimeout, pass: sleep }
+  const store = new RedisSessionStore(conn, { idleTimeout, maxSessions: 10, maxPerCaller: 3 })
+  t.teardown(() => store.close())
+  return { store, idleTimeout, pass: sleep, capacity: 10, perCaller: 3 }
 })

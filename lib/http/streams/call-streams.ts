@@ -20,6 +20,8 @@ import { Outbox } from './outbox.js'
 import { ResponseStream } from './response-stream.js'
 import { SseConnection, type SseOptions } from './sse.js'
 import { DetachedTransport, type HttpTransport } from '../transport.js'
+import { callerOf } from '../caller.js'
+import type { Quota } from '../../state/quota.js'
 
 /** A call whose answer may become an event stream (`CallStreams.deferred`). */
 export interface DeferredStream {
@@ -65,7 +67,14 @@ export class CallStreams {
   /** Who waits for the resumable streams to have written their answers (`written`). */
   private idle: Array<() => void> = []
 
-  constructor (private readonly events: EventStore, private readonly questions: ClientRequests, private readonly sse: SseOptions, private readonly liveness: Liveness) {}
+  /** `quota`: the open streams each caller holds on this instance (`streams.maxPerCaller`, `streams.maxStreams`). */
+  constructor (
+    private readonly events: EventStore,
+    private readonly questions: ClientRequests,
+    private readonly sse: SseOptions,
+    private readonly liveness: Liveness,
+    private readonly quota: Quota
+  ) {}
 
   /**
    * Settles once every resumable stream open here has written its answer to the event store (at
@@ -95,29 +104,46 @@ export class CallStreams {
     let silence: NodeJS.Timeout | undefined
     const resumable = isResumable(call.era, call.protocolVersion)
     const detached = streaming && resumable ? new DetachedTransport(call.transport as HttpTransport) : undefined
+    // the caller whose stream quota this call holds: a streaming call from its start (refused
+    // before it runs), any other once it opens a stream to ask something
+    let held: string | undefined
+    const hold = (): void => {
+      const caller = callerOf(request)
+      const refusal = this.quota.take(caller)
+      if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)
+      held = caller
+    }
+    if (streaming) hold()
     const opened = (): Channel => {
       if (open !== undefined) return open.stream
       // the answer went out as JSON: a late notification (a tool that ignored its signal) has nowhere to go
       if (ended) return CLOSED
+      if (held === undefined) hold()
       clearTimeout(silence)
       open = this.openStream(request, reply, call)
       return open.stream
     }
+    // the stream opens at the first thing that goes out on it, once the quotas allow it: a question
+    // refused by one is refused before anything was sent, so the call can still answer 429 plainly
+    const channel: Channel = {
+      // a notification the stream quota has no room for is dropped, as one to a client gone away
+      notify: (method, params) => held === undefined && this.quota.check(callerOf(request)) !== undefined ? false : opened().notify(method, params),
+      request: async (method, params, options) => {
+        this.questions.admit(callerOf(request), request.log)
+        return await opened().request!(method, params, options)
+      },
+      // a connection to close exists only once the stream is open; only a resumable one can be closed
+      closeConnection: streaming && resumable ? (retryMs) => opened().closeConnection!(retryMs) : undefined
+    }
     let deferredCall: Call
     if (streaming) {
-      const channel: Channel = {
-        notify: (method, params) => opened().notify(method, params),
-        request: async (method, params, options) => opened().request!(method, params, options),
-        // a connection to close exists only once the stream is open; only a resumable one can be closed
-        closeConnection: resumable ? (retryMs) => opened().closeConnection!(retryMs) : undefined
-      }
       deferredCall = { ...call, channel, transport: detached ?? call.transport }
       if (this.sse.keepAlive > 0) {
         silence = setTimeout(opened, this.sse.keepAlive)
         silence.unref()
       }
     } else {
-      deferredCall = { ...call, openStream: opened }
+      deferredCall = { ...call, openStream: () => channel }
     }
     return {
       call: deferredCall,
@@ -126,6 +152,8 @@ export class CallStreams {
         ended = true
         clearTimeout(silence)
         detached?.done()
+        if (held !== undefined) this.quota.give(held)
+        held = undefined
         if (open === undefined) return false
         open.finish(answer!)
         return true
@@ -137,7 +165,7 @@ export class CallStreams {
   private openStream (request: FastifyRequest, reply: FastifyReply, call: Call): Opened {
     const conn = new SseConnection(reply, this.sse)
     const log = request.log
-    const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId! } : undefined
+    const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId!, for: { caller: callerOf(request), log } } : undefined
     if (!isResumable(call.era, call.protocolVersion)) {
       const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
       return { stream, finish: (answer) => stream.finish(answer, noop) }

@@ -8,17 +8,26 @@ import type { Call } from '../../protocol/call.js'
 import type { SubscriptionFilter } from '../../protocol/methods/subscriptions.js'
 import { subscribe } from '../../protocol/subscription.js'
 import type { TaskStore } from '../../state/task-store.js'
+import type { Quota } from '../../state/quota.js'
+import { callerOf } from '../caller.js'
 import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
 
 export class Listens {
   /** Open `subscriptions/listen` streams. */
   private readonly open = new Set<{ end (): void }>()
 
-  constructor (private readonly bus: Bus, private readonly sse: SseOptions) {}
+  /** `quota`: the open streams each caller holds on this instance, a listen among them. */
+  constructor (private readonly bus: Bus, private readonly sse: SseOptions, private readonly quota: Quota) {}
 
-  /** `filter`: what the request asked and may have (`listenFilter`). `tasks`: where its tasks are read. */
+  /**
+   * `filter`: what the request asked and may have (`listenFilter`). `tasks`: where its tasks are
+   * read. Refused (429/503) when the caller, or this instance, holds as many streams as it may.
+   */
   listen (request: FastifyRequest, reply: FastifyReply, call: Call, filter: SubscriptionFilter, tasks: TaskStore): FastifyReply {
     if (!acceptsEventStream(request.headers.accept)) throw streamNotAcceptable
+    const caller = callerOf(request)
+    const refusal = this.quota.take(caller)
+    if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)
     const conn = new SseConnection(reply, this.sse)
     const subscription = subscribe(this.bus, call.id, filter, tasks, (text) => conn.send(text), request.log)
     const entry = {
@@ -32,6 +41,7 @@ export class Listens {
     conn.onClose(() => {
       subscription.stop()
       this.open.delete(entry)
+      this.quota.give(caller)
     })
     return reply
   }

@@ -6,14 +6,15 @@
 import { notificationText } from '../../spec/jsonrpc.js'
 import type { ClientAnswer } from '../../spec/types.js'
 import type { Channel, ClientRequestOptions } from '../../protocol/call.js'
-import type { ClientRequests } from '../../protocol/session/client-requests.js'
+import type { AskedFor, ClientRequests } from '../../protocol/session/client-requests.js'
 import type { Outbox } from './outbox.js'
 import type { SseConnection } from './sse.js'
 
-/** Where a 2025 call's stream sends its questions: the session, and the questions waiting for answers. */
+/** Where a 2025 call's stream sends its questions: the session, the questions waiting for answers, and who they are for. */
 export interface Questions {
   readonly requests: ClientRequests
   readonly sessionId: string
+  readonly for: AskedFor
 }
 
 export class ResponseStream implements Channel {
@@ -32,7 +33,7 @@ export class ResponseStream implements Channel {
   async request (method: string, params: Record<string, unknown>, options: ClientRequestOptions): Promise<ClientAnswer> {
     const { requests, sessionId } = this.questions!
     this.asked ??= new Set()
-    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.asked)
+    return requests.send(sessionId, (message) => !this.finished && this.outbox.push(message), method, params, options, this.questions!.for, this.asked)
   }
 
   /**

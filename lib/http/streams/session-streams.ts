@@ -16,6 +16,8 @@ import { headerValue } from '../headers.js'
 import { Outbox } from './outbox.js'
 import type { ResponseStream } from './response-stream.js'
 import { sendError } from '../respond.js'
+import { callerOf } from '../caller.js'
+import type { Quota } from '../../state/quota.js'
 import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
 
 /** How often a stream running on another instance is read again from the event store, in ms. */
@@ -39,8 +41,20 @@ export class SessionStreams {
     private readonly sessions: SessionStore,
     /** The resumable POST streams whose call runs here, by stream id (`CallStreams.live`). */
     private readonly live: ReadonlyMap<string, ResponseStream>,
-    private readonly sse: SseOptions
+    private readonly sse: SseOptions,
+    /** The open streams each caller holds on this instance: a GET stream, or a resumption, is one. */
+    private readonly quota: Quota
   ) {}
+
+  /** A new connection, held against the caller's stream quota until it closes; throws the quota's error (429/503). */
+  private connect (request: FastifyRequest, reply: FastifyReply): SseConnection {
+    const caller = callerOf(request)
+    const refusal = this.quota.take(caller)
+    if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)
+    const conn = new SseConnection(reply, this.sse)
+    conn.onClose(() => { this.quota.give(caller) })
+    return conn
+  }
 
   /** Resumes the stream `Last-Event-ID` names (2025-11-25), or opens the session's standalone stream (a second is 409). */
   async get (request: FastifyRequest, reply: FastifyReply, session: Session): Promise<FastifyReply> {
@@ -53,12 +67,12 @@ export class SessionStreams {
       const replay = await this.events.replay(lastEventId)
       // an id of another session's stream is treated as unknown: never replay someone else's events
       if (replay !== undefined && replay.streamId.startsWith(`${session.id}/`)) {
-        if (replay.streamId !== ownStream) return this.resume(reply, replay, lastEventId)
+        if (replay.streamId !== ownStream) return this.resume(this.connect(request, reply), reply, replay, lastEventId)
         missed = replay
       }
     }
     if (this.standalone.has(session.id)) return sendError(reply, null, conflict)
-    const conn = new SseConnection(reply, this.sse)
+    const conn = this.connect(request, reply)
     const log = request.log
     const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log)
     for (const event of missed?.events ?? []) if (event.message !== '') conn.send(event.message, event.id)
@@ -84,8 +98,7 @@ export class SessionStreams {
    * not do: a client that resumes again may lose its place (the v1 SDK reconnects without
    * `Last-Event-ID` after a resumed stream that brought nothing).
    */
-  private async resume (reply: FastifyReply, replay: Replay, lastEventId: string): Promise<FastifyReply> {
-    const conn = new SseConnection(reply, this.sse)
+  private async resume (conn: SseConnection, reply: FastifyReply, replay: Replay, lastEventId: string): Promise<FastifyReply> {
     const sent = new Set<string>()
     let last = lastEventId
     let events = replay.events

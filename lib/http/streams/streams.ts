@@ -9,6 +9,7 @@ import type { EventStore } from '../../state/event-store.js'
 import type { Liveness } from '../../state/liveness.js'
 import type { SessionStore } from '../../state/session-store.js'
 import type { ClientRequests } from '../../protocol/session/client-requests.js'
+import type { Quota } from '../../state/quota.js'
 import { CallStreams } from './call-streams.js'
 import { Listens } from './listens.js'
 import { SessionStreams } from './session-streams.js'
@@ -23,6 +24,8 @@ export interface StreamsOptions {
   readonly keepAlive: number
   /** Where a resumable stream is recorded as this instance's, for a survivor to end if it dies. */
   readonly liveness: Liveness
+  /** The open streams each caller holds here, and all of them (`streams.maxPerCaller`, `streams.maxStreams`). */
+  readonly quota: Quota
 }
 
 export class Streams {
@@ -34,9 +37,9 @@ export class Streams {
 
   constructor (options: StreamsOptions) {
     const sse = { keepAlive: options.keepAlive }
-    this.calls = new CallStreams(options.events, options.questions, sse, options.liveness)
-    this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls.live, sse)
-    this.listens = new Listens(options.bus, sse)
+    this.calls = new CallStreams(options.events, options.questions, sse, options.liveness, options.quota)
+    this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls.live, sse, options.quota)
+    this.listens = new Listens(options.bus, sse, options.quota)
     // a session deleted on another instance of the fleet: its GET stream here ends too
     this.unsubscribe = options.bus.subscribe((event) => {
       if (event.type === 'sessionEnded') this.sessions.end(event.sessionId)

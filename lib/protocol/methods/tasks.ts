@@ -80,11 +80,11 @@ export async function startTask (
   try {
     record = await server.tasks.start(call, ttl, work)
   } catch (err) {
-    if (err instanceof ProtocolError) throw err // the store is unreachable (503)
+    if (err instanceof ProtocolError) throw err // the store is unreachable (503), or a quota refused the task (429/503)
     call.transport.log.error({ err }, 'fastify-sake: the task store failed to create a task')
     throw new ProtocolError(INTERNAL_ERROR, 'Internal error: the task could not be created')
   }
-  if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: too many tasks running, or the server is closing; try again later')
+  if (record === undefined) throw new ProtocolError(INTERNAL_ERROR, 'Internal error: the server is closing and starts no task; try again later')
   if (call.era === 'modern') return resultJson(server, 'modern', { resultType: 'task', ...modernTask(record) })
   return JSON.stringify({ task: taskWire(record) })
 }

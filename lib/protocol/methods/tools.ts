@@ -150,7 +150,7 @@ function failed (server: ServerContext, call: Call, tool: CompiledTool, ctx: Cal
  * stream or the session's own; 2026-07-28 has none inside a task.
  */
 async function runTask (server: ServerContext, call: Call, tool: CompiledTool, input: unknown, signal: AbortSignal, taskId: string): Promise<Outcome> {
-  const transport = { request: call.transport.request, log: call.transport.log, signal: () => signal }
+  const transport = { request: call.transport.request, caller: call.transport.caller, log: call.transport.log, signal: () => signal }
   const channel = call.era === 'legacy'
     ? { notify: (method: string, params: Record<string, unknown>) => server.tasks.notify(taskId, call.sessionId, method, params) }
     : undefined

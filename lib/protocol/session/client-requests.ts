@@ -8,8 +8,15 @@
  * question, and the instance that asked is known even when it died.
  */
 import { ClientInputError } from '../../errors.js'
-import type { ClientAnswer } from '../../spec/types.js'
+import type { ClientAnswer, Logger } from '../../spec/types.js'
+import type { Quota } from '../../state/quota.js'
 import type { ClientRequestOptions } from '../call.js'
+
+/** Who a question is asked for: the caller its quota counts (`Transport.caller`), and where a refusal is logged. */
+export interface AskedFor {
+  readonly caller: string
+  readonly log: Logger
+}
 
 interface Pending {
   settle (answer: ClientAnswer): void
@@ -31,8 +38,11 @@ export function answerOf (result: unknown, error: unknown): ClientAnswer {
 }
 
 export class ClientRequests {
-  /** `instance`: this instance's id in the fleet (random per process). */
-  constructor (private readonly instance: string) {}
+  /**
+   * `instance`: this instance's id in the fleet (random per process). `quota`: the questions each
+   * caller has waiting here (`questions.maxPerCaller`, `questions.maxQuestions`); none: unbounded.
+   */
+  constructor (private readonly instance: string, private readonly quota?: Quota) {}
 
   /** Waiting questions by session and id. */
   private readonly pending = new Map<string, Pending>()
@@ -41,20 +51,33 @@ export class ClientRequests {
   private closed = false
 
   /**
+   * Throws the quota's error (logged) when `caller` may not have one more question waiting: what a
+   * stream checks before it opens to ask, so that the refusal can still be the call's plain answer.
+   */
+  admit (caller: string, log: Logger): void {
+    const refusal = this.quota?.check(caller)
+    if (refusal !== undefined) throw this.quota!.refused(refusal, caller, log)
+  }
+
+  /**
    * Writes the request with `write` (false: the stream is gone) and resolves to the client's
    * response; rejects with `ClientInputError` on timeout, abort, a stream that is gone, or a
-   * server that is closing. `owned` (the asking stream's set) holds the question while it waits.
+   * server that is closing, and with the quota's error when `asker` (the caller the question is
+   * for) has as many questions waiting as it may. `owned` (the asking stream's set) holds the
+   * question while it waits.
    */
-  async send (sessionId: string, write: (message: string) => boolean, method: string, params: Record<string, unknown>, options: ClientRequestOptions, owned?: Set<string>): Promise<ClientAnswer> {
+  async send (sessionId: string, write: (message: string) => boolean, method: string, params: Record<string, unknown>, options: ClientRequestOptions, asker: AskedFor, owned?: Set<string>): Promise<ClientAnswer> {
     const { timeout, signal, key } = options
     if (this.closed) throw new ClientInputError(key, method, 'cancelled', `the server is closing: ${method} ('${key}') was not sent`)
+    const refusal = this.quota?.take(asker.caller)
+    if (refusal !== undefined) throw this.quota!.refused(refusal, asker.caller, asker.log)
     const id = `sake-${this.instance}-${++this.next}`
     const slot = `${sessionId}\n${id}`
     return new Promise((resolve, reject) => {
       const cleanup = (): void => {
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
-        this.pending.delete(slot)
+        if (this.pending.delete(slot)) this.quota?.give(asker.caller)
         owned?.delete(slot)
       }
       const fail = (reason: ClientInputError['reason'], message: string): void => {

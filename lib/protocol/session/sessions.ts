@@ -16,6 +16,7 @@ import type { Bus } from '../../state/bus.js'
 import type { Inbox } from '../../state/inbox.js'
 import type { Liveness } from '../../state/liveness.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
+import { quotaRefusal, type Quota, type QuotaBounds } from '../../state/quota.js'
 import { isThenable } from '../../values.js'
 import { initialize } from '../methods/lifecycle.js'
 import type { ServerContext } from '../server.js'
@@ -31,6 +32,14 @@ export interface Opened {
   readonly result: string
 }
 
+/** What bounds a server's 2025 sessions and its questions to their clients (issue 40). */
+export interface SessionLimits {
+  /** The session store's bounds (`sessions.maxPerCaller`, `sessions.maxSessions`), which a refusal names. */
+  readonly sessions?: QuotaBounds
+  /** The questions each caller has waiting on this instance (`questions.maxPerCaller`, `questions.maxQuestions`). */
+  readonly questions?: Quota
+}
+
 export class Sessions {
   /** 2025 calls that `notifications/cancelled` can stop (per process: see `cancellations.ts`). */
   readonly cancellations: Cancellations
@@ -38,6 +47,7 @@ export class Sessions {
   readonly questions: ClientRequests
   private readonly unsubscribe: () => void
   private collector: NodeJS.Timeout | undefined
+  private readonly bounds: QuotaBounds
   private collecting: Promise<void> | undefined
 
   /**
@@ -45,8 +55,15 @@ export class Sessions {
    * asked; `inbox` (a shared store's): where such an answer is also left, for an asker whose bus
    * connection blinked (`collect`).
    */
-  constructor (readonly store: SessionStore, private readonly bus: Bus, private readonly liveness: Liveness, private readonly inbox?: Inbox) {
-    this.questions = new ClientRequests(liveness.instance)
+  constructor (
+    readonly store: SessionStore,
+    private readonly bus: Bus,
+    private readonly liveness: Liveness,
+    private readonly inbox?: Inbox,
+    limits: SessionLimits = {}
+  ) {
+    this.bounds = limits.sessions ?? { perCaller: Infinity, total: Infinity }
+    this.questions = new ClientRequests(liveness.instance, limits.questions)
     this.cancellations = new Cancellations(bus)
     // answers POSTed to another instance of the fleet reach the one holding the question here; a
     // session deleted there ends the waits of its questions here (their answers cannot come)
@@ -59,16 +76,27 @@ export class Sessions {
   /**
    * The handshake: reads `initialize`, negotiates a version and makes the session, bound to
    * `subject` (the verified caller, when there is one: another subject's token then finds no
-   * session). Not saved yet (`save`): the caller notes the session first.
+   * session) and counted for `caller` (quotas). Not stored yet (`create`): the caller notes the
+   * session first.
    */
-  open (server: ServerContext, params: Record<string, unknown> | undefined, subject: string | undefined): Opened {
+  open (server: ServerContext, params: Record<string, unknown> | undefined, subject: string | undefined, caller: string): Opened {
     const init = initialize(server, params)
-    const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false, createdAt: Date.now() }
+    const session: Session = { id: randomUUID(), protocolVersion: init.version, client: init.client, initialized: false, createdAt: Date.now(), caller }
     if (subject !== undefined) session.subject = subject
     return { session, result: init.result }
   }
 
-  /** Stores a new or changed session. */
+  /**
+   * Stores a session `open` made, unless the store's bounds refuse it: then the handshake fails
+   * with the quota's error (429 or 503, logged), and no session of anyone else is touched.
+   */
+  async create (session: Session, log: Logger): Promise<void> {
+    const created = this.store.create === undefined ? (await this.store.set(session), true) : await this.store.create(session)
+    if (created === true) return
+    throw quotaRefusal('sessions', created, created === 'caller' ? this.bounds.perCaller : this.bounds.total, session.caller!, log)
+  }
+
+  /** Stores a changed session (or one stored again). */
   save (session: Session): void | Promise<void> {
     return this.store.set(session)
   }

@@ -12,6 +12,7 @@ import { META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { isObject } from '../../values.js'
 import type { Bus } from '../../state/bus.js'
 import type { Liveness } from '../../state/liveness.js'
+import { quotaRefusal, type QuotaBounds } from '../../state/quota.js'
 import { TERMINAL, type TaskAnswer, type TaskPatch, type TaskQuestion, type TaskRecord, type TaskStatus, type TaskStore } from '../../state/task-store.js'
 import type { Logger } from '../../spec/types.js'
 import type { Call } from '../call.js'
@@ -66,6 +67,8 @@ export interface TaskSettings {
   readonly pageSize: number
   /** How long server close waits for cancelled handlers, in ms. */
   readonly closeTimeout: number
+  /** The store's bounds (`tasks.maxPerCaller`, `tasks.maxTasks`), which a refusal names. */
+  readonly bounds?: QuotaBounds | undefined
   readonly now?: () => number
   /** Where the failures of work detached from any request go (a task store that fails while settling, say). */
   readonly log?: Logger | undefined
@@ -106,6 +109,7 @@ export class Tasks {
   private readonly now: () => number
   private readonly log: Logger | undefined
   private readonly liveness: Liveness | undefined
+  private readonly bounds: QuotaBounds
   private readonly running = new Map<string, Running>()
   private readonly waiters = new Map<string, Set<() => void>>()
   /** Questions a `tasks/result` stream of this instance is carrying now (`taskId key`): asked once at a time. */
@@ -124,6 +128,7 @@ export class Tasks {
     this.now = settings.now ?? Date.now
     this.log = settings.log
     this.liveness = settings.liveness
+    this.bounds = settings.bounds ?? { perCaller: Infinity, total: Infinity }
   }
 
   /** The ttl granted for a requested one (undefined: none asked). */
@@ -134,15 +139,18 @@ export class Tasks {
 
   /**
    * Creates a task (durably, before the caller answers) and runs `work` detached from the request:
-   * its signal aborts on cancel, expiry or server close. Undefined when the store is full.
+   * its signal aborts on cancel, expiry or server close. Undefined when the server is closing;
+   * throws the quota's error (429 or 503) when the store's bounds refuse the task.
    */
   async start (call: Call, ttl: number, work: (signal: AbortSignal, taskId: string) => Promise<Outcome>): Promise<TaskRecord | undefined> {
     if (this.closed) return undefined
     const now = this.now()
+    const caller = call.transport.caller
     const record: TaskRecord = {
       taskId: randomUUID(),
       version: 0,
       owner: ownerOf(call),
+      caller,
       protocolVersion: call.protocolVersion,
       sessionId: call.era === 'legacy' ? call.sessionId : undefined,
       status: 'working',
@@ -155,9 +163,12 @@ export class Tasks {
     // recorded as this instance's before it exists: a task nobody could end if this instance died
     // would be polled until its ttl
     await this.liveness?.own(owned)
-    if (!await this.store.create(record)) {
+    const created = await this.store.create(record)
+    if (created !== true) {
       await this.liveness?.release(owned)
-      return undefined
+      // a store that only says no (false) is full
+      const bound = created === 'caller' ? 'caller' : 'total'
+      throw quotaRefusal('tasks', bound, this.bounds[bound === 'caller' ? 'perCaller' : 'total'], caller, call.transport.log)
     }
     this.listen()
     const controller = new AbortController()

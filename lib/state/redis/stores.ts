@@ -17,9 +17,9 @@ import { RedisSessionStore } from './session-store.js'
 import { RedisTaskStore } from './task-store.js'
 
 export interface RedisStoreSettings {
-  readonly sessions: { readonly idleTimeout: number }
+  readonly sessions: { readonly idleTimeout: number, readonly maxSessions: number, readonly maxPerCaller: number }
   readonly events: { readonly maxPerStream: number, readonly idleTimeout: number }
-  readonly tasks: { readonly maxTtl: number }
+  readonly tasks: { readonly maxTtl: number, readonly maxTasks: number, readonly maxPerCaller: number }
 }
 
 export interface RedisStores {
@@ -32,10 +32,10 @@ export interface RedisStores {
 
 export function redisStores (redis: RedisConnection, settings: RedisStoreSettings, log: Logger): RedisStores {
   return {
-    sessions: new RedisSessionStore(redis, settings.sessions.idleTimeout),
+    sessions: new RedisSessionStore(redis, settings.sessions),
     events: new RedisEventStore(redis, settings.events.maxPerStream, settings.events.idleTimeout),
     bus: new RedisBus(redis, log),
-    tasks: new RedisTaskStore(redis, { maxTtl: settings.tasks.maxTtl }),
+    tasks: new RedisTaskStore(redis, settings.tasks),
     inbox: new RedisInbox(redis)
   }
 }

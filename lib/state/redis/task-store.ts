@@ -6,14 +6,49 @@
  * the ttl; the grace covers an instance that died meanwhile), a terminal one at its ttl or
  * `keepUntil`. Each owner's task ids are in a sorted set by creation time, `<prefix>owner:<owner>`,
  * trimmed of ids older than any record can live, for `tasks/list` (2025-11-25).
+ *
+ * Bounded across the fleet (issue 40): every task is in `<prefix>tasks` (`<taskId> <caller>`) and
+ * in its caller's `<prefix>caller-tasks:<caller>`, scored by when its record expires at the latest
+ * (`createdAt + ttl + grace`); a record can be gone sooner (a finished task at its ttl, a delete),
+ * so at a bound the members are checked (EXISTS) before a new task is refused. The scripts read
+ * task keys they are not given: fine on one Redis (or a primary with replicas); a Redis Cluster
+ * would need them in one slot.
  */
 import { TERMINAL, type TaskPage, type TaskPatch, type TaskRecord, type TaskStore } from '../task-store.js'
+import type { Refusal } from '../quota.js'
 import type { RedisConnection } from './connection.js'
 
-// [task key, owner key] [expireAt, createdAt, taskId, now, oldest kept, field, value, ...]
+// [task key, owner key, caller's tasks, all tasks] [expireAt, createdAt, taskId, now, oldest kept,
+// perCaller, total, task key prefix, caller, field, value, ...]; the counted sets are scored by when
+// each record expires at the latest: what is past it is gone; what is not is checked at a bound
 const CREATE = `
+local per_caller, total, prefix, caller = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
+local function gone(id)
+  return redis.call('EXISTS', prefix .. id) == 0
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[4])
+if redis.call('ZCARD', KEYS[3]) >= per_caller then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+    if gone(id) then
+      redis.call('ZREM', KEYS[3], id)
+      redis.call('ZREM', KEYS[4], id .. ' ' .. caller)
+    end
+  end
+  if redis.call('ZCARD', KEYS[3]) >= per_caller then return 'caller' end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[4])
+if redis.call('ZCARD', KEYS[4]) >= total then
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[4], 0, 999)) do
+    local id = string.match(member, '^(%S+)')
+    if gone(id) then redis.call('ZREM', KEYS[4], member) end
+  end
+  if redis.call('ZCARD', KEYS[4]) >= total then return 'total' end
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('ZADD', KEYS[3], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[4], ARGV[1], ARGV[3] .. ' ' .. caller)
+if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[1]) - tonumber(ARGV[4]) then redis.call('PEXPIREAT', KEYS[3], ARGV[1]) end
+redis.call('HSET', KEYS[1], unpack(ARGV, 10))
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[5])
@@ -39,15 +74,21 @@ end
 redis.call('PEXPIREAT', KEYS[1], ends)
 return 1`
 
-// [task key, owner key] [taskId]
+// [task key, owner key, caller's tasks, all tasks] [taskId, caller]
 const DELETE = `
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1] .. ' ' .. ARGV[2])
 return 1`
 
 export interface RedisTaskStoreOptions {
   /** The longest ttl the lifecycle grants (`tasks.maxTtl`): bounds how long an owner's index keeps an id. */
   readonly maxTtl: number
+  /** Most tasks across the fleet, running or kept (`tasks.maxTasks`). Default: no bound. */
+  readonly maxTasks?: number
+  /** Most tasks one caller holds across the fleet (`tasks.maxPerCaller`). Default: `maxTasks`. */
+  readonly maxPerCaller?: number
   /** How long a live task outlives its ttl in Redis, for the lifecycle to fail it first. Default 5 minutes. */
   readonly grace?: number
   readonly now?: () => number
@@ -56,12 +97,23 @@ export interface RedisTaskStoreOptions {
 export class RedisTaskStore implements TaskStore {
   private readonly grace: number
   private readonly maxLife: number
+  /** Every task, `<taskId> <caller>`, scored by when its record expires at the latest: the fleet's count. */
+  private readonly all: string
   private readonly now: () => number
+  private readonly maxTasks: number
+  private readonly maxPerCaller: number
 
   constructor (private readonly redis: RedisConnection, options: RedisTaskStoreOptions) {
     this.grace = options.grace ?? 300_000
     this.maxLife = options.maxTtl + this.grace
     this.now = options.now ?? Date.now
+    this.all = `${redis.prefix}tasks`
+    this.maxTasks = options.maxTasks ?? Number.MAX_SAFE_INTEGER
+    this.maxPerCaller = options.maxPerCaller ?? this.maxTasks
+  }
+
+  private callerKey (caller: string): string {
+    return `${this.redis.prefix}caller-tasks:${caller}`
   }
 
   private key (taskId: string): string {
@@ -72,12 +124,15 @@ export class RedisTaskStore implements TaskStore {
     return `${this.redis.prefix}owner:${owner}`
   }
 
-  async create (record: TaskRecord): Promise<boolean> {
+  /** A new record, counted for its caller, unless its caller or the fleet holds as many as the bounds allow. */
+  async create (record: TaskRecord): Promise<boolean | Refusal> {
     const now = this.now()
-    const created = await this.redis.script('task', CREATE, [this.key(record.taskId), this.ownerKey(record.owner)], [
-      record.createdAt + record.ttl + this.grace, record.createdAt, record.taskId, now, now - this.maxLife, ...fields(record as unknown as Record<string, unknown>)
+    const caller = record.caller ?? ''
+    const created = await this.redis.script('task', CREATE, [this.key(record.taskId), this.ownerKey(record.owner), this.callerKey(caller), this.all], [
+      record.createdAt + record.ttl + this.grace, record.createdAt, record.taskId, now, now - this.maxLife,
+      this.maxPerCaller, this.maxTasks, this.key(''), caller, ...fields(record as unknown as Record<string, unknown>)
     ])
-    return created === 1
+    return created === 1 || (typeof created === 'string' ? created as Refusal : false)
   }
 
   async get (taskId: string): Promise<TaskRecord | undefined> {
@@ -111,9 +166,10 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async delete (taskId: string): Promise<void> {
-    const owner = await this.redis.command('task', 'HGET', this.key(taskId), 'owner') as string | null
+    const [owner, caller] = await this.redis.command('task', 'HMGET', this.key(taskId), 'owner', 'caller') as Array<string | null>
     if (owner === null) return
-    await this.redis.script('task', DELETE, [this.key(taskId), this.ownerKey(JSON.parse(owner) as string)], [taskId])
+    const counted = caller === null ? '' : JSON.parse(caller) as string
+    await this.redis.script('task', DELETE, [this.key(taskId), this.ownerKey(JSON.parse(owner!) as string), this.callerKey(counted), this.all], [taskId, counted])
   }
 }
 

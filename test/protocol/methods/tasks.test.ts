@@ -369,14 +369,20 @@ t.test('a task deleted while tasks/result waits: the unknown-task error', async 
   t.match(answer.body.error.message, /unknown task/)
 })
 
-t.test('a full store refuses a new task with -32603', async (t) => {
+t.test('a caller at its task quota is refused with 429 and Retry-After; its task lives on', async (t) => {
   const server = await app({ tasks: { maxTasks: 1 } })
   t.teardown(() => server.close())
   const session = await openSession(server, V)
-  t.ok((await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task)
+  const first = (await send(server, sessionPost(session, V, call(1, 'hangs', { task: {} })))).body.result.task
+  t.ok(first)
   const full = await send(server, sessionPost(session, V, call(2, 'hangs', { task: {} })))
-  t.equal(full.body.error.code, -32603)
-  t.match(full.body.error.message, /too many tasks running/)
+  t.equal(full.status, 429)
+  t.equal(full.headers['retry-after'], '30')
+  t.equal(full.body.id, 2)
+  t.equal(full.body.error.code, -32600)
+  t.equal(full.body.error.message, 'Too Many Requests: this caller already holds 1 tasks (running, or finished and kept until their ttl), the most tasks.maxPerCaller allows; let a task end and its ttl pass (ask a shorter task ttl), then try again')
+  t.same(full.body.error.data, { limit: 'tasks', bound: 'caller', max: 1, option: 'tasks.maxPerCaller' })
+  t.equal((await send(server, sessionPost(session, V, { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: first.taskId } }))).body.result.status, 'working', 'nothing was dropped to make room')
 })
 
 // ---- 2026-07-28: the io.modelcontextprotocol/tasks extension ----
@@ -480,11 +486,13 @@ t.test('2026-07-28: tasks/cancel and tasks/update are empty acks; errors by the 
   t.equal(mismatch.body.error.code, -32020, 'Mcp-Name must equal the taskId')
 })
 
-t.test('2026-07-28: a full store refuses a new task with -32603', async (t) => {
+t.test('2026-07-28: a full store refuses another caller\'s new task with 503 and Retry-After', async (t) => {
   const server = await app({ tasks: { maxTasks: 1 } })
   t.teardown(() => server.close())
   t.equal((await send(server, modern('tools/call', { name: 'hangs', arguments: {} }))).body.result.resultType, 'task')
-  const full = await send(server, modern('tools/call', { name: 'hangs', arguments: {} }))
+  const full = await send(server, { ...modern('tools/call', { name: 'hangs', arguments: {} }), remoteAddress: '10.0.0.2' })
+  t.equal(full.status, 503)
+  t.equal(full.headers['retry-after'], '30')
   t.equal(full.body.error.code, -32603)
-  t.match(full.body.error.message, /too many tasks running/)
+  t.equal(full.body.error.message, 'Service Unavailable: the server already holds 1 tasks (running, or finished and kept until their ttl), the most tasks.maxTasks allows; try again later')
 })

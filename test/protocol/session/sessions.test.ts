@@ -12,7 +12,7 @@ import { Sessions } from '../../../lib/protocol/session/sessions.js'
 import { build } from '../../helpers/app.js'
 import { sessionPost, openSession, rpc } from '../../helpers/requests.js'
 import { RESOURCE, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
-import { captureLog } from '../../helpers/logs.js'
+import { captureLog, quiet } from '../../helpers/logs.js'
 import { startRedis } from '../../helpers/redis.js'
 import { until } from '../../helpers/until.js'
 import { connect } from '../../../lib/state/redis/connection.js'
@@ -189,7 +189,7 @@ t.test("an answer the asker's bus missed: taken from its inbox while its questio
   t.teardown(() => receiver.close())
 
   let id = ''
-  const answered = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'elicitation/create', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'who' })
+  const answered = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'elicitation/create', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'who' }, { caller: 'test', log: quiet })
   t.equal(asker.questions.waiting, 1)
   await receiver.answered('s', id, { result: { action: 'accept', content: { name: 'Ada' } } }, log)
   t.same(warnings, ['fastify-sake: the bus failed to carry a client response; the instance that asked takes it from its inbox'], 'the bus failing is a warning, not a lost answer')
@@ -201,14 +201,14 @@ t.test("an answer the asker's bus missed: taken from its inbox while its questio
 
   // an answer the bus did bring is taken again from the inbox and dropped: its question is gone
   await receiver.answered('s', id, { result: { action: 'decline' } }, log)
-  const again = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' })
+  const again = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' }, { caller: 'test', log: quiet })
   await receiver.answered('s', id, { result: { roots: [] } }, log)
   t.same(await again, { result: { roots: [] } }, 'a stale answer in the inbox settles nothing else')
 
   await redis.kill()
   const refused = await receiver.answered('s', 'sake-a-9', { result: {} }, log).catch((err: unknown) => err)
   t.match(refused, { status: 503, code: -32603, message: /^Service Unavailable: the inbox store cannot be reached/ }, 'not kept: refused, so that the client knows')
-  const waiting = asker.questions.send('s', () => true, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' })
+  const waiting = asker.questions.send('s', () => true, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' }, { caller: 'test', log: quiet })
   await until(() => warnings.includes('fastify-sake: the inbox could not be read; trying again at the next heartbeat'), { what: 'the failed read logged' })
   asker.close()
   t.match(await waiting.catch((err: unknown) => err), { reason: 'cancelled' }, 'closing ends the wait')
@@ -242,7 +242,7 @@ t.test('collect takes the inbox one read at a time: a slow read is not overlappe
   }
   const sessions = new Sessions(store, new MemoryBus(), { instance: 'a', alive: () => true, own () {}, release () {}, takeOver: () => [], takenOver () {} }, inbox)
   t.teardown(() => sessions.close())
-  const waiting = sessions.questions.send('s', () => true, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' })
+  const waiting = sessions.questions.send('s', () => true, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' }, { caller: 'test', log: quiet })
   waiting.catch(() => {})
   sessions.collect(10, { warn () {} } as any)
   await new Promise((resolve) => setTimeout(resolve, 100))

@@ -9,7 +9,7 @@ import { MemoryBus } from '../../../lib/state/memory-bus.js'
 import type { Call } from '../../../lib/protocol/call.js'
 import { until } from '../../helpers/until.js'
 
-const call = { protocolVersion: '2025-11-25', sessionId: 's1' } as unknown as Call
+const call = { protocolVersion: '2025-11-25', sessionId: 's1', transport: { caller: 'ip:127.0.0.1' } } as unknown as Call
 
 function tasks (options: { closeTimeout?: number, store?: MemoryTaskStore, bus?: MemoryBus } = {}): Tasks {
   const store = options.store ?? new MemoryTaskStore({ maxTasks: 10 })
@@ -249,7 +249,7 @@ t.test('a session-bound task\'s status changes reach its session as notification
   const events: BusEvent[] = []
   bus.subscribe((event) => { events.push(event) })
   const lifecycle = tasks({ bus })
-  const legacy = { era: 'legacy', protocolVersion: '2025-11-25', sessionId: 's9' } as unknown as Call
+  const legacy = { era: 'legacy', protocolVersion: '2025-11-25', sessionId: 's9', transport: call.transport } as unknown as Call
   const record = (await lifecycle.start(legacy, 1000, never))!
   t.equal(record.sessionId, 's9')
   lifecycle.ask(record.taskId, 'a', question(1), new AbortController().signal).catch(() => {}) // rejected by close
@@ -263,7 +263,7 @@ t.test('a session-bound task\'s status changes reach its session as notification
   t.equal(statuses[0].params.status, 'input_required')
   t.equal(statuses[0].params.taskId, record.taskId)
   t.equal(events.filter((e) => e.type === 'taskStatus').length, 2, 'every change is on the bus for waiters')
-  const modern = (await lifecycle.start({ era: 'modern', protocolVersion: '2026-07-28', sessionId: undefined } as unknown as Call, 1000, never))!
+  const modern = (await lifecycle.start({ era: 'modern', protocolVersion: '2026-07-28', sessionId: undefined, transport: call.transport } as unknown as Call, 1000, never))!
   t.equal(modern.sessionId, undefined, 'no session in 2026-07-28')
   await lifecycle.close()
 })
@@ -272,7 +272,7 @@ t.test('a bus that fails does not fail the task', async (t) => {
   const bus = new MemoryBus()
   bus.publish = async () => { throw new Error('bus down') }
   const lifecycle = tasks({ bus })
-  const record = (await lifecycle.start({ era: 'legacy', protocolVersion: '2025-11-25', sessionId: 's' } as unknown as Call, 1000, never))!
+  const record = (await lifecycle.start({ era: 'legacy', protocolVersion: '2025-11-25', sessionId: 's', transport: call.transport } as unknown as Call, 1000, never))!
   t.equal(await lifecycle.cancel(record.taskId), true)
   t.equal((await lifecycle.store.get(record.taskId))!.status, 'cancelled')
   await lifecycle.close()
