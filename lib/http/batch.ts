@@ -58,7 +58,7 @@ export async function answerBatch (endpoint: Endpoint, request: FastifyRequest, 
   const answers = await Promise.all(items.map(async (item, i): Promise<string | undefined> => {
     if (item.kind === 'invalid') return JSON.stringify(errorBody(item.id ?? null, item.refusal!))
     if (item.kind === 'response') {
-      await endpoint.sessions.answered(session.id, item.responseId, answerOf(item.result, item.error), request.log)
+      await answered(endpoint, request, session, item)
       return undefined
     }
     // the handshake opens a session of its own when POSTed alone: inside a batch it is refused
@@ -68,6 +68,21 @@ export async function answerBatch (endpoint: Endpoint, request: FastifyRequest, 
   const responses = answers.filter((a): a is string => a !== undefined)
   if (responses.length === 0) return sendAccepted(reply)
   return sendJson(reply, 200, '[' + responses.join(',') + ']')
+}
+
+/**
+ * A client's answer inside a batch: a response has no answer of its own to carry a refusal, and the
+ * batch's requests must still be answered, so an answer refused (nobody waits for it, the instance
+ * that asked stopped) is logged and dropped; one the store could not keep fails the batch, so
+ * that the client sends it again.
+ */
+async function answered (endpoint: Endpoint, request: FastifyRequest, session: Session, item: Inbound): Promise<void> {
+  try {
+    await endpoint.sessions.answered(session.id, item.responseId, answerOf(item.result, item.error), request.log)
+  } catch (err) {
+    if (!(err instanceof ProtocolError) || err.status === 503) throw err
+    request.log.info({ id: item.responseId, reason: err.message }, 'fastify-sake: an answer inside a batch was refused, and dropped')
+  }
 }
 
 /**

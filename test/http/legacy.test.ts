@@ -106,13 +106,14 @@ t.test('a session: initialized, ping, tools/list, tools/call', async (t) => {
   t.notOk('mcp-session-id' in call.headers, 'the session id is only minted by initialize')
 })
 
-t.test('a JSON-RPC response on a session is accepted with 202', async (t) => {
+t.test('a JSON-RPC response no question of ours waits for is refused with 400, and kept nowhere', async (t) => {
   const session = await openSession(app)
   const result = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'srv-1', result: {} }))
-  t.equal(result.status, 202)
-  t.equal(result.raw, '')
-  const error = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 'srv-2', error: { code: -1, message: 'declined' } }))
-  t.equal(error.status, 202)
+  t.equal(result.status, 400)
+  t.same(result.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: no question of this server waits for an answer with id "srv-1" on this session (it was never asked, was answered already, or timed out)' } })
+  const error = await send(app, sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 7, error: { code: -1, message: 'declined' } }))
+  t.equal(error.status, 400)
+  t.match(error.body.error.message, /with id 7 on this session/)
 })
 
 t.test('no session: a request that is neither initialize nor modern is 400 + -32600', async (t) => {

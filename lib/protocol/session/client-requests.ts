@@ -10,6 +10,7 @@
 import { ClientInputError } from '../../errors.js'
 import type { ClientAnswer, Logger } from '../../spec/types.js'
 import type { Quota } from '../../state/quota.js'
+import type { Inbox } from '../../state/inbox.js'
 import type { ClientRequestOptions } from '../call.js'
 
 /** Who a question is asked for: the caller its quota counts (`Transport.caller`), and where a refusal is logged. */
@@ -41,8 +42,10 @@ export class ClientRequests {
   /**
    * `instance`: this instance's id in the fleet (random per process). `quota`: the questions each
    * caller has waiting here (`questions.maxPerCaller`, `questions.maxQuestions`); none: unbounded.
+   * `inbox` (a fleet's): told of each question while it waits, so that another instance keeps an
+   * answer to it, and only to it, for this one.
    */
-  constructor (private readonly instance: string, private readonly quota?: Quota) {}
+  constructor (private readonly instance: string, private readonly quota?: Quota, private readonly inbox?: Inbox) {}
 
   /** Waiting questions by session and id. */
   private readonly pending = new Map<string, Pending>()
@@ -73,12 +76,15 @@ export class ClientRequests {
     if (refusal !== undefined) throw this.quota!.refused(refusal, asker.caller, asker.log)
     const id = `sake-${this.instance}-${++this.next}`
     const slot = `${sessionId}\n${id}`
+    // in a fleet, the answer may reach another instance: it keeps it only for a question that waits
+    if (this.inbox !== undefined) await this.expect(this.inbox, sessionId, id, timeout, asker.log)
     return new Promise((resolve, reject) => {
       const cleanup = (): void => {
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
         if (this.pending.delete(slot)) this.quota?.give(asker.caller)
         owned?.delete(slot)
+        if (this.inbox !== undefined) void this.forget(this.inbox, id, asker.log)
       }
       const fail = (reason: ClientInputError['reason'], message: string): void => {
         cleanup()
@@ -96,6 +102,23 @@ export class ClientRequests {
       if (signal.aborted) onAbort()
       else if (!write(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) fail('cancelled', `the client's stream closed before ${method} ('${key}') could be sent`)
     })
+  }
+
+  /** Tells the inbox a question waits; a store that fails is logged: the answer can still come here. */
+  private async expect (inbox: Inbox, sessionId: string, id: string, timeout: number, log: Logger): Promise<void> {
+    try {
+      await inbox.expect(this.instance, sessionId, id, timeout)
+    } catch (err) {
+      log.warn({ err, id }, 'fastify-sake: the inbox could not be told of a question; an answer that reaches another instance of the fleet is refused')
+    }
+  }
+
+  private async forget (inbox: Inbox, id: string, log: Logger): Promise<void> {
+    try {
+      await inbox.forget(id)
+    } catch (err) {
+      log.warn({ err, id }, 'fastify-sake: the inbox could not forget a question that no longer waits (it expires with the question\'s timeout)')
+    }
   }
 
   /** How many questions wait for their answers. */

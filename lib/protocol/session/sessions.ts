@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { ProtocolError } from '../../errors.js'
 import { LEGACY_VERSIONS, isLegacyVersion, rulesOf } from '../../spec/eras.js'
-import { INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
+import { INTERNAL_ERROR, INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
 import { CLIENT_NOTIFICATIONS } from '../../spec/methods.js'
 import type { ClientAnswer, Logger } from '../../spec/types.js'
 import type { Bus } from '../../state/bus.js'
@@ -63,7 +63,7 @@ export class Sessions {
     limits: SessionLimits = {}
   ) {
     this.bounds = limits.sessions ?? { perCaller: Infinity, total: Infinity }
-    this.questions = new ClientRequests(liveness.instance, limits.questions)
+    this.questions = new ClientRequests(liveness.instance, limits.questions, inbox)
     this.cancellations = new Cancellations(bus)
     // answers POSTed to another instance of the fleet reach the one holding the question here; a
     // session deleted there ends the waits of its questions here (their answers cannot come)
@@ -151,19 +151,24 @@ export class Sessions {
   /**
    * A client's response to one of our questions: to the question, when this process asked it;
    * otherwise left in the asker's inbox (when there is one) and onto the bus, for the instance
-   * that did. Refused (410) when that instance died: the answer has nobody to reach, and the call
-   * that asked ended with an error; refused (503) when the inbox cannot keep it, so that the
-   * client knows it was not delivered.
+   * that did. Refused (400) when no question waits for it: an id that is not ours, or one of ours
+   * that no longer waits (answered, timed out) or never existed, on this instance or, through the
+   * inbox, on the one that asked; nothing is kept for it (issue 40). Refused (410) when the
+   * instance that asked died: the answer has nobody to reach, and the call that asked ended with
+   * an error; refused (503) when the inbox cannot keep it, so that the client knows it was not delivered.
    */
   async answered (sessionId: string, id: unknown, answer: ClientAnswer, log: Logger): Promise<void> {
-    // only ids of ours travel: anything else answers no question on any instance
-    if (!ClientRequests.mayBeOurs(id) || this.questions.answer(sessionId, id, answer)) return
+    if (!ClientRequests.mayBeOurs(id)) throw unexpected(id)
+    if (this.questions.answer(sessionId, id, answer)) return
     const asker = ClientRequests.askedBy(id)
+    if (asker === this.liveness.instance) throw unexpected(id)
     if (!await this.liveness.alive(asker)) {
       throw new ProtocolError(INVALID_REQUEST, `Gone: the server instance that asked ${JSON.stringify(id)} stopped, and the call that asked it ended with an error; call again`, 410)
     }
     // kept first: once it is in the inbox, a bus that drops it loses nothing
-    await this.inbox?.leave(asker, { sessionId, id, answer })
+    const left = await this.inbox?.leave(asker, { sessionId, id, answer })
+    if (left === 'unexpected') throw unexpected(id)
+    if (left === 'full') throw new ProtocolError(INTERNAL_ERROR, 'Service Unavailable: the server instance that asked this question has too many answers waiting for it; send the answer again in a moment', 503)
     try {
       await this.bus.publish({ type: 'clientResponse', sessionId, id, answer })
     } catch (err) {
@@ -217,6 +222,11 @@ export class Sessions {
     this.unsubscribe()
     this.questions.cancelAll()
   }
+}
+
+/** A response no question waits for: nothing is kept for it. */
+function unexpected (id: unknown): ProtocolError {
+  return new ProtocolError(INVALID_REQUEST, `Bad Request: no question of this server waits for an answer with id ${JSON.stringify(id) ?? 'undefined'} on this session (it was never asked, was answered already, or timed out)`, 400)
 }
 
 function owned (session: Session | undefined, sessionId: string, subject: string | undefined, log: Logger): Session | undefined {

@@ -106,7 +106,7 @@ t.test('no answer in time: a timeout the tool sees', async (t) => {
   const result = (await stream.message()).result
   t.match(result.content[0].text, /the client did not answer elicitation\/create \('who'\) within 1 ms/)
   t.match(seen[0], { reason: 'timeout' })
-  t.equal(await answer(url, sid, request.id, { result: { action: 'decline' } }), 202, 'a late answer is accepted and dropped')
+  t.equal(await answer(url, sid, request.id, { result: { action: 'decline' } }), 400, 'a late answer is refused: no question waits for it')
 })
 
 t.test('the client goes away: the question is cancelled', async (t) => {
@@ -257,12 +257,15 @@ t.test('an answer posted to another instance of the fleet reaches the one that a
   t.equal(await answer(b.url, sid, request.id, { result: { action: 'accept', content: { name: 'Fleet' } } }), 202)
   t.same((await stream.message()).result.content, [{ type: 'text', text: 'Hello, Fleet!' }])
   t.match(events, [{ type: 'clientResponse', sessionId: sid, id: request.id, answer: { result: { action: 'accept' } } }])
-  // an answer nobody waits for travels the bus and is dropped; a null id is not an answer at all
+  // another instance's id: with a bus of the host's own and no inbox, nothing can tell whether that
+  // instance waits for it, so it travels the bus (and is kept nowhere)
   t.equal(await answer(a.url, sid, 'sake-unknown-1', { result: {} }), 202)
-  t.equal(await answer(a.url, sid, null, { error: { code: -32700, message: 'x' } }), 202)
-  t.equal(await answer(a.url, sid, 17, { error: { code: 1, message: 'x', data: { why: 'numbers are never our ids' } } }), 202)
-  t.equal(await answer(a.url, sid, 'not-ours', { result: { big: 'x'.repeat(1000) } }), 202)
-  t.equal(events.length, 2, 'ids that cannot be ours never travel the bus')
+  // ids that cannot be ours, and this instance's own that no question waits for, are refused
+  t.equal(await answer(a.url, sid, null, { error: { code: -32700, message: 'x' } }), 400)
+  t.equal(await answer(a.url, sid, 17, { error: { code: 1, message: 'x', data: { why: 'numbers are never our ids' } } }), 400)
+  t.equal(await answer(a.url, sid, 'not-ours', { result: { big: 'x'.repeat(1000) } }), 400)
+  t.equal(await answer(a.url, sid, request.id, { result: { action: 'accept', content: { name: 'Again' } } }), 400, 'answered already: refused')
+  t.equal(events.length, 2, 'refused answers never travel the bus')
   // an event from a bus shared with something else: not ours, dropped by every instance
   await bus.publish({ type: 'clientResponse', sessionId: sid, id: 5, answer: { result: {} } })
   t.equal(events.length, 3)
@@ -417,7 +420,7 @@ t.test('questions left open are cancelled when the call answers, and when the se
   t.same((await stream.message()).result.content, [{ type: 'text', text: 'accept' }])
   await until(() => seen.length > 0, { what: 'the unanswered sampling question to be cancelled' })
   t.match(seen[0], { reason: 'cancelled', message: /the call answered before the client answered sampling\/createMessage \('b'\)/ })
-  t.equal(await answer(url, sid, sampling.id, { result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }), 202, 'a late answer is dropped')
+  t.equal(await answer(url, sid, sampling.id, { result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }), 400, 'a late answer is refused')
 
   const other = await callTool(url, sid, 'greet')
   await other.message()

@@ -190,7 +190,14 @@ t.test("an answer the asker's bus missed: taken from its inbox while its questio
 
   let id = ''
   const answered = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'elicitation/create', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'who' }, { caller: 'test', log: quiet })
+  await until(() => id !== '', { what: 'the question sent, once the inbox knows it waits' })
   t.equal(asker.questions.waiting, 1)
+  t.equal(redis.cli('GET', `p:question:${id}`), 's', 'the inbox knows the question waits, and on which session')
+  // what nobody asked is refused and kept nowhere: a made-up id of a live instance, another session's answer
+  const forged = await receiver.answered('s', 'sake-a-999', { result: { big: 'x'.repeat(10_000) } }, log).catch((err: unknown) => err)
+  t.match(forged, { status: 400, code: -32600, message: /no question of this server waits for an answer with id "sake-a-999"/ })
+  t.match(await receiver.answered('other-session', id, { result: {} }, log).catch((err: unknown) => err), { status: 400 }, "another session's answer to it")
+  t.equal(redis.cli('EXISTS', 'p:inbox:a'), '0', 'nothing kept')
   await receiver.answered('s', id, { result: { action: 'accept', content: { name: 'Ada' } } }, log)
   t.same(warnings, ['fastify-sake: the bus failed to carry a client response; the instance that asked takes it from its inbox'], 'the bus failing is a warning, not a lost answer')
   t.equal(redis.cli('LLEN', 'p:inbox:a'), '1', "left in the asker's inbox")
@@ -199,11 +206,15 @@ t.test("an answer the asker's bus missed: taken from its inbox while its questio
   t.equal(asker.questions.waiting, 0)
   t.equal(redis.cli('EXISTS', 'p:inbox:a'), '0', 'and the inbox is empty')
 
-  // an answer the bus did bring is taken again from the inbox and dropped: its question is gone
-  await receiver.answered('s', id, { result: { action: 'decline' } }, log)
+  t.equal(redis.cli('EXISTS', `p:question:${id}`), '0', 'answered: the question no longer waits')
+  // a second answer to it is refused: one answer per question is ever kept
+  t.match(await receiver.answered('s', id, { result: { action: 'decline' } }, log).catch((err: unknown) => err), { status: 400 })
+  t.equal(redis.cli('EXISTS', 'p:inbox:a'), '0')
+  const before = id
   const again = asker.questions.send('s', (message) => { id = JSON.parse(message).id; return true }, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' }, { caller: 'test', log: quiet })
+  await until(() => id !== before, { what: 'the second question sent' })
   await receiver.answered('s', id, { result: { roots: [] } }, log)
-  t.same(await again, { result: { roots: [] } }, 'a stale answer in the inbox settles nothing else')
+  t.same(await again, { result: { roots: [] } }, 'the next question gets its own answer')
 
   await redis.kill()
   const refused = await receiver.answered('s', 'sake-a-9', { result: {} }, log).catch((err: unknown) => err)
