@@ -93,6 +93,8 @@ export interface SkillFileEntry {
 export interface DirectoryChild {
   readonly wire: Readonly<Record<string, unknown>>
   readonly access: Requirement | undefined
+  /** A folder above skills: what each skill under it demands; it is shown to a caller who may see one of them. */
+  readonly skills?: ReadonlyArray<Requirement | undefined> | undefined
 }
 
 /** A skill as the server keeps it. */
