@@ -59,7 +59,7 @@ export interface SkillChanges {
   readonly removed: readonly string[]
   /** Skills whose entry differs: a file added, removed or changed, or the frontmatter. */
   readonly changed: readonly string[]
-  /** Files of the folders that were not read (symbolic links), as at registration. */
+  /** Files of the folders that were not read (symbolic and hard links), as at registration. */
   readonly skipped: readonly string[]
 }
 
@@ -193,7 +193,7 @@ export class Registry {
 
   /**
    * Checks and adds a skill, or each skill of a folder (all or none); throws a `SakeError` on any
-   * mistake. Returns the files of a folder that were not read (symbolic links), for a warning.
+   * mistake. Returns the files of a folder that were not read (symbolic and hard links), for a warning.
    */
   addSkill (definition: SkillDefinition): { skills: CompiledSkill[], skipped: string[] } {
     const raw = definition as unknown as Record<string, unknown> | undefined
