@@ -249,7 +249,7 @@ function decorate (app: FastifyInstance, registry: Registry, options: ResolvedOp
   const registerSkill = (definition: SkillDefinition | readonly SkillDefinition[]): void => {
     const skipped: string[] = []
     registry.all(Array.isArray(definition) ? definition : [definition], (one) => skipped.push(...registry.addSkill(one).skipped))
-    for (const file of skipped) app.log.warn({ file }, 'fastify-sake: a symbolic link (or another special file) in a skills folder is not followed, and not served; copy the file into the skill instead')
+    for (const file of skipped) app.log.warn({ file }, 'fastify-sake: a symbolic link, a hard link (a file with more than one name) or another special file in a skills folder is not read, and not served; copy the file into the skill instead (a copy, not a link)')
   }
   registerTool(options.tools)
   registerResource(options.resources)

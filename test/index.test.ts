@@ -3,7 +3,7 @@
 // The plugin function itself: several MCP servers in one app, one per encapsulated context, and the
 // mistake of registering a second one where a first already is; and one tool answering in both eras
 // through the plugin (the smoke test).
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -326,18 +326,19 @@ t.test('one tool answers in both eras (was smoke)', async (t) => {
   })
 })
 
-t.test('registerSkill and the skills option: a folder on disk (a link in it warned about), a skill in code, all or none', async (t) => {
+t.test('registerSkill and the skills option: a folder on disk (its links warned about), a skill in code, all or none', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'sake-index-skills-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
   mkdirSync(join(root, 'skills/one'), { recursive: true })
   writeFileSync(join(root, 'skills/one/SKILL.md'), '---\nname: one\ndescription: One\n---\n')
   writeFileSync(join(root, 'secret.txt'), 'secret')
   symlinkSync(join(root, 'secret.txt'), join(root, 'skills/one/linked.txt'))
+  linkSync(join(root, 'secret.txt'), join(root, 'skills/one/hard.txt'))
   const log = captureLog({ level: 'warn' })
   const app = await build({ skills: { directory: join(root, 'skills') } }, { logger: log.logger })
   t.teardown(() => app.close())
   t.same([...app.mcp.skills.keys()], ['skill://one/SKILL.md'])
-  t.same(log.lines.filter((line) => line.file !== undefined).map((line) => [line.msg, line.file]), [['fastify-sake: a symbolic link (or another special file) in a skills folder is not followed, and not served; copy the file into the skill instead', join(root, 'skills/one/linked.txt')]])
+  t.same(log.lines.filter((line) => line.file !== undefined).map((line) => [line.msg, line.file]), ['hard.txt', 'linked.txt'].map((file) => ['fastify-sake: a symbolic link, a hard link (a file with more than one name) or another special file in a skills folder is not read, and not served; copy the file into the skill instead (a copy, not a link)', join(root, 'skills/one', file)]))
   t.throws(() => app.registerSkill([
     { path: 'two', files: { 'SKILL.md': '---\nname: two\ndescription: Two\n---\n' } },
     { path: 'three', files: { 'SKILL.md': '# no frontmatter' } }

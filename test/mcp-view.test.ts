@@ -1,5 +1,5 @@
 // app.mcp: the read-only view of the server registered in a context (info, path, tools).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import t from 'tap'
@@ -107,6 +107,14 @@ t.test('reloadSkills: a folder read again, changes counted, lists rebuilt and cl
   const gone = (await send(app, modernRequest('resources/read', { uri: 'skill://two/SKILL.md' }, { 'mcp-name': 'skill://two/SKILL.md' }))).body
   t.equal(gone.error.code, -32602, "a removed skill's files are gone")
   t.same(await app.mcp.reloadSkills(), { added: [], removed: [], changed: [], skipped: [] }, 'nothing changed since')
+  const outside = mkdtempSync(join(tmpdir(), 'sake-outside-'))
+  t.teardown(() => rmSync(outside, { recursive: true, force: true }))
+  writeFileSync(join(outside, 'secret.txt'), 'TOP SECRET')
+  linkSync(join(outside, 'secret.txt'), join(root, 'one/leak.txt'))
+  t.same(await app.mcp.reloadSkills(), { added: [], removed: [], changed: [], skipped: [join(root, 'one/leak.txt')] }, 'a hard link put in since: skipped, as at registration')
+  const leak = (await send(app, modernRequest('resources/read', { uri: 'skill://one/leak.txt' }, { 'mcp-name': 'skill://one/leak.txt' }))).body
+  t.equal(leak.error.code, -32602, 'and not served')
+  rmSync(join(root, 'one/leak.txt'))
 
   write('four/SKILL.md', '# no frontmatter')
   await t.rejects(app.mcp.reloadSkills(), { code: 'SAKE_ERR_INVALID_SKILL', message: /four\/SKILL\.md: it must begin with YAML frontmatter/ })

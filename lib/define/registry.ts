@@ -4,7 +4,8 @@
  * name or URI refers to is this file's job: every layer asks here, none keeps a lookup of its own.
  */
 import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError, SakeResourceDefinitionError, SakeSkillDefinitionError, SakeToolDefinitionError } from '../errors.js'
-import { DIRECTORY_MIME_TYPE, SKILL_SCHEME } from '../spec/skills.js'
+import { DIRECTORY_MIME_TYPE, SKILL_MD, SKILL_SCHEME } from '../spec/skills.js'
+import type { Requirement } from './access.js'
 import { compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill, type DirectoryChild, type SkillDefinition, type SkillDirectoryDefinition, type SkillLimits } from './skill.js'
 import { readSkillFolder } from './skill-folder.js'
 import { compileResource, type CompiledResource, type ResourceDefinition } from './resource.js'
@@ -33,6 +34,23 @@ export interface FoundDirectory {
   readonly skill: CompiledSkill | undefined
   /** What reading it demands: its skill's scope; nothing for a folder above skills (its children are filtered). */
   readonly access: CompiledSkill['access']
+  /** A folder of the namespace above skills: to a caller who may see none of the skills under it, it is not there. */
+  readonly above: boolean
+}
+
+/**
+ * A URI inside a skill's folder that names nothing there of the kind asked for: no such file,
+ * folder or nested skill. It belongs to that skill all the same, so that a caller the skill does
+ * not allow gets the skill's refusal whether the name exists or not (names inside a skill cannot be
+ * probed without its scope), and a caller it allows gets the method's not-found answer.
+ */
+export interface InSkill {
+  readonly kind: 'in-skill'
+  readonly uri: string
+  /** What the request asked for, as a refusal names it: `resource '…'`, as for a file that exists. */
+  readonly asked: 'resource' | 'skill' | 'directory'
+  /** What the skill around it demands. */
+  readonly access: Requirement | undefined
 }
 
 /** What `reloadSkills` changed, by the URI of each skill's `SKILL.md`. */
@@ -41,7 +59,7 @@ export interface SkillChanges {
   readonly removed: readonly string[]
   /** Skills whose entry differs: a file added, removed or changed, or the frontmatter. */
   readonly changed: readonly string[]
-  /** Files of the folders that were not read (symbolic links), as at registration. */
+  /** Files of the folders that were not read (symbolic and hard links), as at registration. */
   readonly skipped: readonly string[]
 }
 
@@ -67,6 +85,8 @@ export class Registry {
   private readonly folders: SkillFolder[] = []
   /** Directory resources by URI, built when the registry is sealed (or on first use before). */
   private directories: Map<string, FoundDirectory> | undefined
+  /** The most segments a skill's path has had: how far up a URI a skill's folder may begin. */
+  private skillDepth = 0
   /** The declared scopes (`scopes` option), which `scope` on a definition must come from. */
   readonly scopes: ReadonlyMap<string, string>
   private ready = false
@@ -173,7 +193,7 @@ export class Registry {
 
   /**
    * Checks and adds a skill, or each skill of a folder (all or none); throws a `SakeError` on any
-   * mistake. Returns the files of a folder that were not read (symbolic links), for a warning.
+   * mistake. Returns the files of a folder that were not read (symbolic and hard links), for a warning.
    */
   addSkill (definition: SkillDefinition): { skills: CompiledSkill[], skipped: string[] } {
     const raw = definition as unknown as Record<string, unknown> | undefined
@@ -250,6 +270,8 @@ export class Registry {
     }
     if (skill.dynamic !== undefined) this.keep(this.dynamicSkills, skill.root, skill)
     this.keep(this.skills, skill.uri, skill)
+    // never lowered (a skill dropped, a registration undone): a bound on the search, not a count
+    this.skillDepth = Math.max(this.skillDepth, skill.path.split('/').length)
     this.directories = undefined
     return skill
   }
@@ -265,15 +287,21 @@ export class Registry {
     return false
   }
 
-  /** The resource a URI names: a fixed one first (a skill's `SKILL.md` among them), a skill's file, then each template in registration order. */
-  findResource (uri: string): FoundResource | undefined {
+  /**
+   * The resource a URI names: a fixed one first (a skill's `SKILL.md` among them), a skill's file,
+   * then any other URI inside a skill's folder (`InSkill`: it reaches nothing else, a template
+   * included), then each template in registration order.
+   */
+  findResource (uri: string): FoundResource | InSkill | undefined {
     const fixed = this.resources.get(uri) ?? this.skillFiles.get(uri)
     if (fixed !== undefined) return { kind: 'found', uri, resource: fixed, vars: {} }
-    if (this.dynamicSkills.size > 0 && uri.startsWith(SKILL_SCHEME)) {
+    if (this.skills.size > 0 && uri.startsWith(SKILL_SCHEME)) {
       for (const [root, skill] of this.dynamicSkills) {
         const file = fileInSkill(root, uri)
         if (file !== undefined) return { kind: 'found', uri, resource: skill.dynamic!, vars: { file } }
       }
+      const around = this.inSkill(uri, 'resource')
+      if (around !== undefined) return around
     }
     for (const resource of this.templates.values()) {
       const vars = resource.template!.match(uri)
@@ -282,39 +310,72 @@ export class Registry {
     return undefined
   }
 
-  /** The directory resource a URI names, if any: a skill's folder, one of its sub-folders, or a folder above skills. */
-  findDirectory (uri: string): FoundDirectory | undefined {
+  /** The skill whose `SKILL.md` a URI names (`skills/get`), or what the URI is inside a skill's folder. */
+  findSkill (uri: string): CompiledSkill | InSkill | undefined {
+    return this.skills.get(uri) ?? this.inSkill(uri, 'skill')
+  }
+
+  /**
+   * The directory resource a URI names, if any: a skill's folder, one of its sub-folders, or a
+   * folder above skills; or what the URI is inside a skill's folder.
+   */
+  findDirectory (uri: string): FoundDirectory | InSkill | undefined {
     const found = (this.directories ??= this.buildDirectories()).get(uri)
     if (found !== undefined) return found
     const dynamic = this.dynamicSkills.get(uri)
-    return dynamic === undefined ? undefined : { kind: 'directory', uri, children: undefined, skill: dynamic, access: dynamic.access }
+    if (dynamic !== undefined) return { kind: 'directory', uri, children: undefined, skill: dynamic, access: dynamic.access, above: false }
+    return this.inSkill(uri, 'directory')
+  }
+
+  /**
+   * A URI inside the folder of a skill (the innermost, for a nested one), as what belongs to it:
+   * `skill://acme/refunds/x` is inside `skill://acme/refunds`'s. Only the first `skillDepth`
+   * segments are looked at, so a URI of many segments costs no more than a short one.
+   */
+  private inSkill (uri: string, asked: InSkill['asked']): InSkill | undefined {
+    if (!uri.startsWith(SKILL_SCHEME)) return undefined
+    let skill: CompiledSkill | undefined
+    let end = SKILL_SCHEME.length
+    for (let depth = 0; depth < this.skillDepth; depth++) {
+      end = uri.indexOf('/', end + 1)
+      if (end === -1) break
+      skill = this.skills.get(`${uri.slice(0, end)}/${SKILL_MD}`) ?? skill
+    }
+    return skill === undefined ? undefined : { kind: 'in-skill', uri, asked, access: skill.access }
   }
 
   /** Every skill's folders, and the folders of the namespace above them, each with its children. */
   private buildDirectories (): Map<string, FoundDirectory> {
     const directories = new Map<string, FoundDirectory>()
-    const above = new Map<string, Map<string, DirectoryChild>>()
+    // the folders above skills, each with its children (a folder's `skills` filled in as skills are met)
+    const above = new Map<string, Map<string, DirectoryChild & { skills?: Array<Requirement | undefined> }>>()
     for (const skill of this.skills.values()) {
       for (const [uri, children] of skill.directories) {
         // a nested skill's folders are its enclosing skill's too: the enclosing one's answer stands
-        if (!directories.has(uri)) directories.set(uri, { kind: 'directory', uri, children, skill: undefined, access: skill.access })
+        if (!directories.has(uri)) directories.set(uri, { kind: 'directory', uri, children, skill: undefined, access: skill.access, above: false })
       }
       // skill://acme/billing/refunds: skill://acme lists billing, skill://acme/billing lists refunds
       const segments = skill.path.split('/')
       for (let i = 1; i < segments.length; i++) {
         const parent = SKILL_SCHEME + segments.slice(0, i).join('/')
         const child = SKILL_SCHEME + segments.slice(0, i + 1).join('/')
-        const children = above.get(parent) ?? new Map<string, DirectoryChild>()
+        const children = above.get(parent) ?? new Map()
         above.set(parent, children)
-        // a child that is itself a skill's root demands that skill's scope to be seen; a folder above skills, nothing
-        const own = this.skills.get(`${child}/SKILL.md`)
-        if (!children.has(child) || own !== undefined) children.set(child, { wire: { uri: child, name: segments[i], mimeType: DIRECTORY_MIME_TYPE }, access: own?.access })
+        // a child that is itself a skill's root demands that skill's scope to be seen; a folder
+        // above skills is seen by a caller who may see one of the skills under it (its name says
+        // what is there: to anyone else it is not there)
+        const own = this.skills.get(`${child}/${SKILL_MD}`)
+        const known = children.get(child)
+        const wire = { uri: child, name: segments[i], mimeType: DIRECTORY_MIME_TYPE }
+        if (own !== undefined) children.set(child, { wire, access: own.access })
+        else if (known === undefined) children.set(child, { wire, access: undefined, skills: [skill.access] })
+        else known.skills!.push(skill.access)
       }
     }
     for (const [uri, children] of above) {
       if (directories.has(uri)) continue // a skill's own folder holding a nested one: listed from the skill's files
       const sorted = [...children.values()].sort((a, b) => Number(a.wire.uri! > b.wire.uri!) - Number(a.wire.uri! < b.wire.uri!))
-      directories.set(uri, { kind: 'directory', uri, children: sorted, skill: undefined, access: undefined })
+      directories.set(uri, { kind: 'directory', uri, children: sorted, skill: undefined, access: undefined, above: true })
     }
     return directories
   }

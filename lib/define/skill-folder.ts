@@ -3,10 +3,11 @@
  * `references/`, `scripts/` and `assets/`. Read once, at registration, into skills in code
  * (`skill.ts`): what is served is exactly what was read and digested then. Only regular files are
  * read: a symbolic link (to a file or a folder, inside the folder or out of it) is never followed,
- * and a hidden file or folder (`.env`, `.git/`) is skipped, so nothing outside a skill's own folder,
- * and nothing its author did not mean to publish, can be served.
+ * a hard link (a file with more than one name: one of them may be `/etc/passwd`, linked in) is not
+ * read, and a hidden file or folder (`.env`, `.git/`) is skipped, so nothing outside a skill's own
+ * folder, and nothing its author did not mean to publish, can be served.
  */
-import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SakeSkillDefinitionError } from '../errors.js'
@@ -29,7 +30,7 @@ interface Walked {
   readonly files: string[]
   /** Folders holding a SKILL.md, relative ('' for the walked folder itself). */
   readonly skills: string[]
-  /** What was not read: symbolic links and other special files. */
+  /** What was not read: symbolic links, hard links and other special files. */
   readonly skipped: string[]
 }
 
@@ -37,7 +38,7 @@ function fail (message: string): never {
   throw new SakeSkillDefinitionError(message)
 }
 
-/** Every regular file under `dir`, hidden entries and symbolic links left out; a file too large fails. */
+/** Every regular file under `dir` with one name, hidden entries and links left out; a file too large fails. */
 function walk (dir: string, limits: SkillLimits): Walked {
   const walked: Walked = { files: [], skills: [], skipped: [] }
   const visit = (folder: string): void => {
@@ -48,7 +49,12 @@ function walk (dir: string, limits: SkillLimits): Walked {
       if (dirent.isDirectory()) {
         visit(full)
       } else if (dirent.isFile()) {
-        const size = lstatSync(full).size
+        const { size, nlink } = lstatSync(full)
+        // a second name of a file may be anywhere on the disk: which name is the original, nobody can tell
+        if (nlink > 1) {
+          walked.skipped.push(rel)
+          continue
+        }
         if (size > limits.maxFileSize) fail(`skill file ${full} is ${size} bytes, above skills.maxFileSize (${limits.maxFileSize}): make it smaller, move it out of the skills folder, or raise the option`)
         walked.files.push(rel)
         if (dirent.name === SKILL_MD) walked.skills.push(rel.slice(0, -SKILL_MD.length - 1))
@@ -61,11 +67,14 @@ function walk (dir: string, limits: SkillLimits): Walked {
   return walked
 }
 
-/** A file's bytes, refusing one that became a symbolic link since the walk saw it. */
-function readRegular (file: string): Buffer {
+/**
+ * A file's bytes, refusing one that became a symbolic link since the walk saw it; undefined for
+ * one that became a hard link since (the file opened is what counts, not the name looked at).
+ */
+function readRegular (file: string): Buffer | undefined {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
   try {
-    return readFileSync(fd)
+    return fstatSync(fd).nlink > 1 ? undefined : readFileSync(fd)
   } finally {
     closeSync(fd)
   }
@@ -91,6 +100,7 @@ export function readSkillFolder (def: SkillDirectoryDefinition, limits: SkillLim
   if (!stat.isDirectory()) fail(`skills folder ${dir} is not a folder${stat.isSymbolicLink() ? ' (a symbolic link, which is not followed: give the folder itself)' : ''}`)
   if (prefix !== undefined && (typeof prefix !== 'string' || prefix.length === 0 || prefix.startsWith('/') || prefix.endsWith('/'))) fail(`skills folder ${dir}: 'prefix' must be path segments such as 'acme' or 'acme/billing', got ${JSON.stringify(prefix) ?? kind(prefix)}`)
   const walked = walk(dir, limits)
+  const skipped = walked.skipped.map((file) => join(dir, file))
   if (walked.skills.length === 0) fail(`skills folder ${dir} holds no skill: each skill is a folder with a ${SKILL_MD} (${dir}/<name>/${SKILL_MD})`)
   const skills = walked.skills.map((folder) => {
     // the folder itself as one skill is named by its own name; a skill under it by its relative path
@@ -98,9 +108,13 @@ export function readSkillFolder (def: SkillDirectoryDefinition, limits: SkillLim
     const path = prefix === undefined ? own : `${prefix}/${own}`
     const inside = folder === '' ? walked.files : walked.files.filter((file) => file.startsWith(`${folder}/`))
     const files: Record<string, Buffer> = {}
-    for (const file of inside) files[folder === '' ? file : file.slice(folder.length + 1)] = readRegular(join(dir, file))
+    for (const file of inside) {
+      const bytes = readRegular(join(dir, file))
+      if (bytes !== undefined) files[folder === '' ? file : file.slice(folder.length + 1)] = bytes
+      else if (!skipped.includes(join(dir, file))) skipped.push(join(dir, file)) // a nested skill's file is read twice: reported once
+    }
     const definition: SkillFilesDefinition = { path, files, ...(scope === undefined ? {} : { scope: scope as ScopeRequirement }) }
     return { definition, where: (file: string) => join(dir, folder, file) }
   })
-  return { skills, skipped: walked.skipped.map((file) => join(dir, file)) }
+  return { skills, skipped }
 }

@@ -67,7 +67,7 @@ export interface DynamicSkillDefinition extends SkillBase {
  * A folder of skills on disk: each folder under it that holds a `SKILL.md` is a skill, at its
  * path relative to `directory` (`skills/acme/refunds/SKILL.md` is `skill://acme/refunds`); a
  * `directory` that holds a `SKILL.md` itself is one skill, named by its own folder. Read once, at
- * registration: hidden files and symbolic links are never served.
+ * registration: hidden files, symbolic links and hard links are never served.
  */
 export interface SkillDirectoryDefinition {
   directory: string | URL
@@ -93,6 +93,8 @@ export interface SkillFileEntry {
 export interface DirectoryChild {
   readonly wire: Readonly<Record<string, unknown>>
   readonly access: Requirement | undefined
+  /** A folder above skills: what each skill under it demands; it is shown to a caller who may see one of them. */
+  readonly skills?: ReadonlyArray<Requirement | undefined> | undefined
 }
 
 /** A skill as the server keeps it. */

@@ -126,7 +126,7 @@ function described (verified: boolean, era: Era | undefined, protocolVersion: st
     tool: item?.kind === 'tool' ? item.wire.modern : undefined,
     prompt: item?.kind === 'prompt' ? item.wire.modern : undefined,
     resource: item?.kind === 'resource' ? item.wire.modern : undefined,
-    // a skill or a skill's folder carries no `config` of the user's
-    config: item?.kind === 'skill' || item?.kind === 'directory' ? undefined : item?.config
+    // a skill, a skill's folder or a name inside it carries no `config` of the user's
+    config: item?.kind === 'skill' || item?.kind === 'directory' || item?.kind === 'in-skill' ? undefined : item?.config
   })
 }

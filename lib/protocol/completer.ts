@@ -36,8 +36,8 @@ function bound (definition: { complete?: Complete }): Complete | undefined {
 export function completerOf (target: Target): Completer {
   const what = describeTarget(target)
   if (target.kind === 'tool' || target.kind === 'prompt') return { what, names: target.arguments, complete: bound(target.definition) }
-  // a skill or its folder: nothing of theirs has arguments to complete
-  if (target.kind === 'skill' || target.kind === 'directory') return { what, names: [], complete: undefined }
+  // a skill, its folder or a name inside it: nothing of theirs has arguments to complete
+  if (target.kind === 'skill' || target.kind === 'directory' || target.kind === 'in-skill') return { what, names: [], complete: undefined }
   // a template (a completion's ref/resource), or the resource a read found (fixed: no variables)
   const resource = target.kind === 'found' ? target.resource : target
   return { what, names: resource.template?.variables ?? [], complete: bound(resource.definition as { complete?: Complete }) }

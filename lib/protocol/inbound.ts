@@ -191,7 +191,7 @@ export function targetOf (registry: Registry, kind: TargetKind, params: Record<s
     case 'resource':
       return typeof params.uri === 'string' ? registry.findResource(params.uri) : undefined
     case 'skill':
-      return typeof params.uri === 'string' ? registry.skills.get(params.uri) : undefined
+      return typeof params.uri === 'string' ? registry.findSkill(params.uri) : undefined
     case 'directory':
       return typeof params.uri === 'string' ? registry.findDirectory(params.uri) : undefined
     case 'reference': {

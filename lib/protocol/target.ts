@@ -7,13 +7,17 @@
  */
 import type { Requirement } from '../define/access.js'
 import type { CompiledPrompt } from '../define/prompt.js'
-import type { FoundDirectory, FoundResource } from '../define/registry.js'
+import type { FoundDirectory, FoundResource, InSkill } from '../define/registry.js'
 import type { CompiledSkill } from '../define/skill.js'
 import type { CompiledResource } from '../define/resource.js'
 import type { CompiledTool } from '../define/tool.js'
 
-/** A tool, a prompt, a resource found by URI, a resource template (a completion's `ref/resource`), a skill, a skill's folder. */
-export type Target = CompiledTool | CompiledPrompt | FoundResource | CompiledResource | CompiledSkill | FoundDirectory
+/**
+ * A tool, a prompt, a resource found by URI, a resource template (a completion's `ref/resource`), a
+ * skill, a skill's folder, or a URI inside a skill's folder that names nothing there (authorized as
+ * the skill is, then answered as not found).
+ */
+export type Target = CompiledTool | CompiledPrompt | FoundResource | CompiledResource | CompiledSkill | FoundDirectory | InSkill
 
 /** The target in a message: `tool 'add'`, `resource 'file:///a'`, `prompt 'review'`, `resource template 'users://{id}'`. */
 export function describeTarget (target: Target): string {
@@ -24,6 +28,8 @@ export function describeTarget (target: Target): string {
     case 'resource': return `resource template '${target.key}'`
     case 'skill': return `skill '${target.uri}'`
     case 'directory': return `directory '${target.uri}'`
+    // named as what was asked for: the refusal is the one a name that exists there gets
+    case 'in-skill': return `${target.asked} '${target.uri}'`
   }
 }
 

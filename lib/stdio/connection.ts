@@ -14,6 +14,9 @@
  *   `subscriptions/listen`'s notifications (tagged with its id) all go out on it, as lines;
  * - cancellation is `notifications/cancelled` in both eras (no stream to close): the call's
  *   `ctx.signal` aborts, and nothing more is sent for it, its response included;
+ * - one pair of streams carries every request, so a request id names one request until it is
+ *   answered: a request that reuses the id of one still in flight (a listen still open, a
+ *   cancelled call whose handler still runs) is refused, and does not run;
  * - authorization: none unless the host names the caller (`caller`); then every call is checked as
  *   over HTTP, and a refusal is the JSON-RPC error alone (there is no challenge to send);
  * - the end: the input ending (the client's way to shut a server down) aborts the calls in flight,
@@ -82,6 +85,11 @@ const AFTER_ABORT = 1000
 const noSession = new ProtocolError(INVALID_REQUEST,
   'Invalid Request: no session. A 2025 client sends initialize first (over stdio the process holds one session); a 2026-07-28 client sends params._meta with "io.modelcontextprotocol/protocolVersion"')
 const initializedTwice = new ProtocolError(INVALID_REQUEST, 'Invalid Request: this process\'s session is already initialized; over stdio a process holds one session (start the server again for a new one)')
+
+/** A request whose id (`key`, its JSON) is that of one still running here (a cancelled one, until its handler returns). */
+function idInFlight (key: string): ProtocolError {
+  return new ProtocolError(INVALID_REQUEST, `Invalid Request: request id ${key} is still in flight (an earlier request with this id has not finished); give each request an id of its own`)
+}
 
 export class StdioConnection {
   /** The process's 2025 session, once `initialize` opened it. */
@@ -222,13 +230,15 @@ export class StdioConnection {
 
   private async answer (inbound: InboundRequest): Promise<string | undefined> {
     const key = JSON.stringify(inbound.id)
+    // the id names the request a cancel stops and the response answers: a second one would run
+    // twice what the client sent once (a retry), or take over the first one's cancel
+    if (this.running.has(key) || this.listens.has(key)) return JSON.stringify(errorBody(inbound.id, idInFlight(key)))
     const entry: Running = { controller: undefined, cancelled: false, reason: undefined }
     this.running.set(key, entry)
     try {
       return await this.settle(inbound, entry)
     } finally {
-      // a later request may have reused the id (a client's bug): its entry stays
-      if (this.running.get(key) === entry) this.running.delete(key)
+      this.running.delete(key)
     }
   }
 
@@ -245,10 +255,7 @@ export class StdioConnection {
           throw refusal
         }
       }
-      if (inbound.facts?.listens === true) {
-        this.listen(call, entry)
-        return undefined
-      }
+      if (inbound.facts?.listens === true) return await this.listen(call, entry)
       const answer = resultText(call.id, await dispatch(this.settings.server, call))
       return entry.cancelled ? undefined : answer
     } catch (err) {
@@ -357,28 +364,27 @@ export class StdioConnection {
 
   /**
    * A 2026-07-28 `subscriptions/listen`: acknowledged, then open until the client cancels it or the
-   * server closes; refused when the caller holds as many open streams as `streams.maxPerCaller` allows.
+   * server closes. Refused when the caller holds as many open streams as `streams.maxPerCaller`
+   * allows. The filter is checked before anything is acknowledged (a bad one is the request's
+   * error); until the listen is open the request is running, so its id stays taken.
    */
-  private listen (call: Call, entry: Running): void {
-    const key = JSON.stringify(call.id)
+  private async listen (call: Call, entry: Running): Promise<undefined> {
     const { streams } = this.settings
     const refusal = streams.take(this.caller)
-    if (refusal !== undefined) {
-      this.send(JSON.stringify(errorBody(call.id, streams.refused(refusal, this.caller, call.transport.log))))
-      return
-    }
-    // the filter is checked before anything is acknowledged (a bad one is the request's error)
-    const opening = listenFilter(this.settings.server, call).then((filter) => {
-      if (entry.cancelled || this.state !== 'open') {
-        streams.give(this.caller)
-        return
-      }
-      this.listens.set(key, subscribe(this.settings.bus, call.id, filter, this.settings.server.tasks.store, (text) => { this.send(text) }, call.transport.log))
-    }, (err: unknown) => {
+    if (refusal !== undefined) throw streams.refused(refusal, this.caller, call.transport.log)
+    let filter
+    try {
+      filter = await listenFilter(this.settings.server, call)
+    } catch (err) {
       streams.give(this.caller)
-      if (!entry.cancelled) this.send(JSON.stringify(errorBody(call.id, this.protocolError(err))))
-    })
-    this.pending(opening)
+      throw err
+    }
+    if (entry.cancelled || this.state !== 'open') {
+      streams.give(this.caller)
+      return undefined
+    }
+    this.listens.set(JSON.stringify(call.id), subscribe(this.settings.bus, call.id, filter, this.settings.server.tasks.store, (text) => { this.send(text) }, call.transport.log))
+    return undefined
   }
 
   /** Ends one open listen: no more notifications, and its stream no longer counted. */

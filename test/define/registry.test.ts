@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Registry } from '../../lib/define/registry.js'
+import { Registry, type FoundDirectory, type FoundResource } from '../../lib/define/registry.js'
 import type { ToolDefinition } from '../../lib/define/tool.js'
 
 function tool (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
@@ -50,13 +50,16 @@ t.test('findResource: the fixed resource first, then templates in registration o
   reg.addResource({ uriTemplate: 'notes://{id}', name: 'by id', read })
   reg.addResource({ uriTemplate: 'notes://{+path}', name: 'by path', read })
   reg.addResource({ uri: 'notes://index', name: 'index', read })
-  t.equal(reg.findResource('notes://index')?.resource.key, 'notes://index')
-  t.same(reg.findResource('notes://index')?.vars, {})
-  const found = reg.findResource('notes://42')
-  t.equal(found?.resource.key, 'notes://{id}')
-  t.same(found?.vars, { id: '42' })
-  t.equal(found?.uri, 'notes://42')
-  t.equal(reg.findResource('notes://a/b')?.resource.key, 'notes://{+path}')
+  const found = (uri: string): FoundResource | undefined => {
+    const one = reg.findResource(uri)
+    return one?.kind === 'found' ? one : undefined
+  }
+  t.equal(found('notes://index')?.resource.key, 'notes://index')
+  t.same(found('notes://index')?.vars, {})
+  t.equal(found('notes://42')?.resource.key, 'notes://{id}')
+  t.same(found('notes://42')?.vars, { id: '42' })
+  t.equal(found('notes://42')?.uri, 'notes://42')
+  t.equal(found('notes://a/b')?.resource.key, 'notes://{+path}')
   t.equal(reg.findResource('other://x'), undefined)
 })
 
@@ -70,7 +73,7 @@ t.test('skills: a SKILL.md is a listed resource, its other files found by URI; t
   t.equal(reg.scopedSkills(), false)
   t.equal(reg.resources.get('skill://a/SKILL.md'), skill!.files.get('skill://a/SKILL.md'), 'listed with the fixed resources')
   t.notOk(reg.resources.has('skill://a/ref/x.md'), 'a supporting file is not listed')
-  t.equal(reg.findResource('skill://a/ref/x.md')?.resource, skill!.files.get('skill://a/ref/x.md'), 'but found by its URI')
+  t.match(reg.findResource('skill://a/ref/x.md'), { kind: 'found', resource: skill!.files.get('skill://a/ref/x.md') }, 'but found by its URI')
   t.throws(() => reg.addSkill({ path: 'a', files: { 'SKILL.md': skillMd('a') } }), { code: 'SAKE_ERR_INVALID_SKILL', message: "skill 'a': a skill is already registered at this path (skill://a/SKILL.md); give one of them another path or prefix" })
   reg.addResource({ uri: 'skill://b/SKILL.md', name: 'taken', read: () => 'x' })
   t.throws(() => reg.addSkill({ path: 'b', files: { 'SKILL.md': skillMd('b') } }), { code: 'SAKE_ERR_DUPLICATE_RESOURCE' }, "a resource already at a skill's SKILL.md")
@@ -104,19 +107,62 @@ t.test('findDirectory: a skill\'s folders, the folders above skills (their child
   reg.addSkill({ path: 'acme/billing/refunds/partial', scope: 'docs:read', files: { 'SKILL.md': skillMd('partial') } })
   reg.addSkill({ path: 'acme/secret', scope: 'docs:read', files: { 'SKILL.md': skillMd('secret') } })
   reg.addSkill({ path: 'live', resources: 'dynamic', frontmatter: { name: 'live', description: 'Live' }, read: () => '' })
-  const acme = reg.findDirectory('skill://acme')!
+  const directory = (uri: string): FoundDirectory => {
+    const found = reg.findDirectory(uri)
+    if (found?.kind !== 'directory') throw new Error(`no directory at ${uri}`)
+    return found
+  }
+  const acme = directory('skill://acme')
   t.equal(acme.access, undefined, 'a folder above skills demands nothing itself')
-  t.same(acme.children!.map((c) => [c.wire.uri, c.access?.scopes]), [['skill://acme/billing', undefined], ['skill://acme/secret', ['docs:read']]], "a child that is a skill's root carries its scope")
-  t.same(reg.findDirectory('skill://acme/billing')!.children!.map((c) => c.wire.uri), ['skill://acme/billing/refunds'])
-  const partial = reg.findDirectory('skill://acme/billing/refunds/partial')!
+  t.same(acme.children!.map((c) => [c.wire.uri, c.access?.scopes, c.skills?.map((access) => access?.scopes)]), [
+    ['skill://acme/billing', undefined, [undefined, ['docs:read']]],
+    ['skill://acme/secret', ['docs:read'], undefined]
+  ], "a child that is a skill's root carries its scope; a folder above skills, what each skill under it demands")
+  t.equal(acme.above, true)
+  t.same(directory('skill://acme/billing').children!.map((c) => c.wire.uri), ['skill://acme/billing/refunds'])
+  const partial = directory('skill://acme/billing/refunds/partial')
   t.equal(partial.access, undefined, "a nested skill's folder is its enclosing skill's, registered first")
+  t.equal(partial.above, false)
   t.same(partial.children!.map((c) => c.wire.uri), ['skill://acme/billing/refunds/partial/SKILL.md'])
-  t.equal(reg.findResource('skill://acme/billing/refunds/partial/SKILL.md')?.resource.access?.scopes[0], 'docs:read', "a file shared by both is the nested skill's listed SKILL.md")
-  const live = reg.findDirectory('skill://live')!
+  const shared = reg.findResource('skill://acme/billing/refunds/partial/SKILL.md')
+  t.equal(shared?.kind === 'found' && shared.resource.access?.scopes[0], 'docs:read', "a file shared by both is the nested skill's listed SKILL.md")
+  const live = directory('skill://live')
   t.equal(live.children, undefined, 'a dynamic skill\'s folder is listed live')
   t.equal(live.skill?.uri, 'skill://live/SKILL.md')
-  t.equal(reg.findDirectory('skill://live/sub'), undefined)
+  t.equal(live.above, false)
+  t.same(reg.findDirectory('skill://live/sub'), { kind: 'in-skill', uri: 'skill://live/sub', asked: 'directory', access: undefined }, "a URI inside a skill's folder belongs to it")
   t.equal(reg.findDirectory('skill://nowhere'), undefined)
   reg.seal()
   t.ok(reg.findDirectory('skill://acme'), 'built again when sealed')
+})
+
+t.test('a URI inside a skill\'s folder that names nothing there belongs to the skill (the innermost), for every lookup; a skill\'s file still wins, and no template reaches inside', async (t) => {
+  const reg = new Registry(new Map([['docs:read', 'Read docs'], ['vault:read', 'Read the vault']]))
+  reg.addResource({ uriTemplate: 'skill://{+path}', name: 'anything', read: () => 'not a skill file' })
+  reg.addSkill({ path: 'acme/refunds', scope: 'docs:read', files: { 'SKILL.md': skillMd('refunds'), 'references/policy.md': 'policy' } })
+  reg.addSkill({ path: 'acme/refunds/vault', scope: 'vault:read', files: { 'SKILL.md': skillMd('vault') } })
+  reg.addSkill({ path: 'live', scope: 'docs:read', resources: 'dynamic', frontmatter: { name: 'live', description: 'Live' }, read: () => '' })
+  const docs = { scopes: ['docs:read'], stepUp: undefined }
+  const vault = { scopes: ['vault:read'], stepUp: undefined }
+  t.match(reg.findResource('skill://acme/refunds/references/policy.md'), { kind: 'found', resource: { access: docs } }, 'a file that exists')
+  for (const uri of ['skill://acme/refunds/references/nope.md', 'skill://acme/refunds/references', 'skill://acme/refunds/..%2F..%2Fx', 'skill://acme/refunds//x']) {
+    t.same(reg.findResource(uri), { kind: 'in-skill', uri, asked: 'resource', access: docs }, `resources/read ${uri}: the skill's, not the template's`)
+  }
+  t.same(reg.findResource('skill://acme/refunds/vault/nope'), { kind: 'in-skill', uri: 'skill://acme/refunds/vault/nope', asked: 'resource', access: vault }, 'inside a nested skill: the nested one\'s')
+  t.same(reg.findResource('skill://live/.env'), { kind: 'in-skill', uri: 'skill://live/.env', asked: 'resource', access: docs }, 'a dynamic skill\'s name that can name no file')
+  t.match(reg.findResource('skill://live/data.json'), { kind: 'found', vars: { file: 'data.json' } }, 'a dynamic skill\'s file')
+  t.match(reg.findResource('skill://acme/refunds'), { kind: 'found', resource: { key: 'skill://{+path}' } }, 'not inside: a skill\'s folder itself, the namespace above')
+  t.match(reg.findResource('skill://acme/other/x'), { kind: 'found', resource: { key: 'skill://{+path}' } })
+  t.match(reg.findSkill('skill://acme/refunds/SKILL.md'), { kind: 'skill', uri: 'skill://acme/refunds/SKILL.md' })
+  t.same(reg.findSkill('skill://acme/refunds/nope/SKILL.md'), { kind: 'in-skill', uri: 'skill://acme/refunds/nope/SKILL.md', asked: 'skill', access: docs })
+  t.equal(reg.findSkill('skill://acme/nope/SKILL.md'), undefined)
+  t.match(reg.findDirectory('skill://acme/refunds/references'), { kind: 'directory', access: docs })
+  t.same(reg.findDirectory('skill://acme/refunds/nope'), { kind: 'in-skill', uri: 'skill://acme/refunds/nope', asked: 'directory', access: docs })
+  t.same(reg.findDirectory('skill://acme/refunds/references/policy.md'), { kind: 'in-skill', uri: 'skill://acme/refunds/references/policy.md', asked: 'directory', access: docs }, 'a file is no directory')
+  t.equal(reg.findDirectory('skill://acme/nope'), undefined)
+  // a skill's folder is at most 3 segments down here: a URI of many segments is looked at that far, and no farther
+  const deep = `skill://acme/refunds/${'x/'.repeat(100_000)}`
+  const started = performance.now()
+  t.same(reg.findResource(deep), { kind: 'in-skill', uri: deep, asked: 'resource', access: docs })
+  t.ok(performance.now() - started < 50, 'a URI of 100,000 segments is found at once')
 })

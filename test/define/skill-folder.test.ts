@@ -1,8 +1,9 @@
 // Skills in a folder on disk (lib/define/skill-folder.ts): each folder with a SKILL.md is a skill
-// at its relative path (nested ones too), read once; hidden files and symbolic links are never
-// read, whatever they point at (a secret next to the skills folder); mistakes name the folder or
-// file on disk.
-import { symlinkSync } from 'node:fs'
+// at its relative path (nested ones too), read once; hidden files, symbolic links and hard links
+// are never read, whatever they point at (a secret next to the skills folder), not even a file that
+// becomes a hard link while the folder is read; mistakes name the folder or file on disk.
+import * as fs from 'node:fs'
+import { linkSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
@@ -72,4 +73,45 @@ t.test('mistakes name the folder or file on disk', async (t) => {
   fails({ directory: root, prefx: 'x' }, /unknown option 'prefx'/, 'a typo')
   symlinkSync(join(root, 'big'), join(root, 'link'))
   fails({ directory: join(root, 'link') }, /link is not a folder \(a symbolic link, which is not followed: give the folder itself\)/, 'a linked folder')
+})
+
+t.test('a hard link (a file with a second name, which may be a secret outside the folder) is not read, and reported as a symbolic link is', async (t) => {
+  const root = tree(t, {
+    'secret.txt': 'TOP SECRET',
+    'skills/a/SKILL.md': md('a'),
+    'skills/a/ok.md': 'ok',
+    'skills/b/SKILL.md': md('b'),
+    'kept.md': 'kept'
+  })
+  linkSync(join(root, 'secret.txt'), join(root, 'skills/a/leak.txt')) // outside the folder, linked in
+  linkSync(join(root, 'skills/a/ok.md'), join(root, 'skills/a/copy.md')) // both names inside: which is the original, nobody can tell
+  linkSync(join(root, 'skills/b/SKILL.md'), join(root, 'b-manifest.md')) // a skill's SKILL.md with a second name: no skill
+  const { skills, skipped } = readSkillFolder({ directory: join(root, 'skills') }, LIMITS)
+  t.same(skills.map((s) => s.definition.path), ['a'], 'b, whose SKILL.md has two names, is no skill')
+  t.same(Object.keys(skills[0]!.definition.files), ['SKILL.md'], 'neither name of a hard-linked file is read')
+  t.same(skipped.sort(), ['skills/a/copy.md', 'skills/a/leak.txt', 'skills/a/ok.md', 'skills/b/SKILL.md'].map((file) => join(root, file)))
+  for (const file of Object.values(skills[0]!.definition.files)) t.notMatch(file.toString(), /SECRET/)
+})
+
+t.test('a file that becomes a hard link between the walk and the read is not read: the opened file is checked', async (t) => {
+  const root = tree(t, { 'secret.txt': 'TOP SECRET', 'skills/a/SKILL.md': md('a'), 'skills/a/x.md': 'x', 'skills/a/nested/SKILL.md': md('nested'), 'skills/a/nested/y.md': 'y' })
+  const swapped = [join(root, 'skills/a/x.md'), join(root, 'skills/a/nested/y.md')]
+  // as an attacker racing the registration would: once the walk has looked at a file, its name is made a hard link to the secret
+  const { readSkillFolder: racing } = await t.mockImport<typeof import('../../lib/define/skill-folder.js')>('../../lib/define/skill-folder.js', {
+    'node:fs': {
+      ...fs,
+      lstatSync: (path: string, ...rest: unknown[]) => {
+        const stat = (fs.lstatSync as (...args: unknown[]) => fs.Stats)(path, ...rest)
+        if (swapped.includes(path)) {
+          fs.rmSync(path)
+          fs.linkSync(join(root, 'secret.txt'), path)
+        }
+        return stat
+      }
+    }
+  })
+  const { skills, skipped } = racing({ directory: join(root, 'skills') }, LIMITS)
+  t.same(skills.map((s) => [s.definition.path, Object.keys(s.definition.files).sort()]), [['a', ['SKILL.md', 'nested/SKILL.md']], ['a/nested', ['SKILL.md']]])
+  t.same(skipped.sort(), swapped.sort(), 'reported once each (the nested skill\'s file is read for both skills)')
+  for (const skill of skills) for (const file of Object.values(skill.definition.files)) t.notMatch(file.toString(), /SECRET/)
 })

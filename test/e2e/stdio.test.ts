@@ -12,6 +12,7 @@ import { StdioClientTransport as V1Transport } from '@modelcontextprotocol/sdk/c
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as V2Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport as V2Transport } from '@modelcontextprotocol/client/stdio'
+import { parsed, piped, type Piped } from '../helpers/stdio.js'
 import { until } from '../helpers/until.js'
 // @ts-expect-error the example server is plain JavaScript
 import { build } from '../../example-server/app.js'
@@ -284,77 +285,6 @@ t.test('the MCP Inspector CLI (--cli with a command) lists the tools and calls a
   }
 })
 
-/** The example spawned here with three pipes: lines in, lines out, stderr kept. */
-interface Piped {
-  readonly child: ChildProcess
-  /** Every stdout line, as written. */
-  readonly lines: string[]
-  stderr: () => string
-  send: (line: string) => void
-  /** Resolves once the server answers a ping (it takes a second to start, longer on a loaded machine). */
-  started: () => Promise<void>
-  /** The index of the first line (from `from`) whose message `match` accepts, waiting for it (`timeout` ms, 5 s by default). */
-  next: (match: (message: any) => boolean, what: string, from?: number, timeout?: number) => Promise<number>
-  /** Sends a request, and resolves to the index of its response line. */
-  request: (id: string, method: string, params?: Record<string, unknown>) => Promise<number>
-  /** Ends stdin; resolves once the process exited, with how long that took (SIGKILL after 10 s). */
-  end: () => Promise<{ code: number | null, signal: NodeJS.Signals | null, ms: number }>
-}
-
-function parsed (line: string): any {
-  try {
-    return JSON.parse(line)
-  } catch {
-    return undefined
-  }
-}
-
-function piped (t: Test): Piped {
-  const child = spawn(process.execPath, SERVER, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] })
-  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  const lines: string[] = []
-  let rest = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    rest += chunk.toString('utf8')
-    for (let at = rest.indexOf('\n'); at !== -1; at = rest.indexOf('\n')) {
-      lines.push(rest.slice(0, at))
-      rest = rest.slice(at + 1)
-    }
-  })
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const send = (line: string): void => { child.stdin.write(line + '\n') }
-  const next = async (match: (message: any) => boolean, what: string, from = 0, timeout = 5000): Promise<number> =>
-    await until(() => {
-      const at = lines.findIndex((line, i) => i >= from && match(parsed(line) ?? {}))
-      return at === -1 ? undefined : at + 1
-    }, { what, timeout }) - 1
-  return {
-    child,
-    lines,
-    stderr: () => stderr,
-    send,
-    next,
-    async started () {
-      send(JSON.stringify({ jsonrpc: '2.0', id: 'started', method: 'ping' }))
-      await next((message) => message.id === 'started', 'the server to start and answer a ping', 0, 60_000)
-    },
-    async request (id, method, params) {
-      send(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }))
-      return await next((message) => message.id === id && !('method' in message), `the response to ${id}`)
-    },
-    async end () {
-      const started = Date.now()
-      child.stdin.end()
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-      const { code, signal } = await exited
-      clearTimeout(timer)
-      return { code, signal, ms: Date.now() - started }
-    }
-  }
-}
-
 /** Sends `line`, then a ping: the lines between are what answered `line` (the server answers in order). */
 async function answersTo (peer: Piped, line: string, id: string): Promise<any[]> {
   const from = peer.lines.length
@@ -382,7 +312,7 @@ const MALFORMED = [
 ]
 
 t.test('the raw pipe: malformed lines, both eras, a 2025-03-26 session, a slow call when stdin ends', async (t) => {
-  const peer = piped(t)
+  const peer = piped(t, SERVER, root)
   await peer.started()
   for (const { line, code, what } of MALFORMED) {
     const answers = await answersTo(peer, line, `after ${line}`)
@@ -421,7 +351,7 @@ t.test('the raw pipe: malformed lines, both eras, a 2025-03-26 session, a slow c
 })
 
 t.test('the raw pipe: stdin ends while a 2025-11-25 question waits for the client', async (t) => {
-  const peer = piped(t)
+  const peer = piped(t, SERVER, root)
   await peer.started()
   await peer.request('init', 'initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'raw', version: '1' } })
   peer.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))

@@ -23,7 +23,9 @@ t.test('the completer of each target', async (t) => {
   // a skill and its folder have nothing to complete (a dynamic skill's read may still ask a question)
   const skill = compileFilesSkill({ path: 's', files: { 'SKILL.md': '---\nname: s\ndescription: S\n---\n' } }, new Map(), { maxFileSize: 1024, directoryRead: true })
   t.same(completerOf(skill), { what: "skill 'skill://s/SKILL.md'", names: [], complete: undefined })
-  t.same(completerOf({ kind: 'directory', uri: 'skill://s', children: [], skill: undefined, access: undefined }), { what: "directory 'skill://s'", names: [], complete: undefined })
+  t.same(completerOf({ kind: 'directory', uri: 'skill://s', children: [], skill: undefined, access: undefined, above: false }), { what: "directory 'skill://s'", names: [], complete: undefined })
+  // a name inside a skill that is not there, named as what was asked for
+  t.same(completerOf({ kind: 'in-skill', uri: 'skill://s/x', asked: 'resource', access: undefined }), { what: "resource 'skill://s/x'", names: [], complete: undefined })
   const found = completerOf({ kind: 'found', uri: 'users://a/b', resource: template, vars: { org: 'a', id: 'b' } })
   t.same([found.what, found.names, typeof found.complete], ["resource 'users://a/b'", ['org', 'id'], 'function'], 'the resource a read found: its template\'s')
   const fixed = completerOf({ kind: 'found', uri: 'config://x', resource: compileResource({ uri: 'config://x', name: 'x', read: () => 'x' }), vars: {} })

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox'
 import { MemorySessionStore, MemoryTaskStore, type TaskStore, type ToolContext } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
 import { captureLog } from '../helpers/logs.js'
-import { MODERN, initialize, stdioPeer } from '../helpers/stdio.js'
+import { MODERN, initialize, stdioPeer, type StdioPeer } from '../helpers/stdio.js'
 import { until } from '../helpers/until.js'
 import { TASKS_EXTENSION } from '../../lib/spec/tasks.js'
 
@@ -445,12 +445,77 @@ t.test('a call that first reads its signal after the calls were told to stop fin
   t.same((await closing.response(1)).result.content, [{ type: 'text', text: 'aborted: false' }], 'closeTimeout is the call\'s to finish in')
 })
 
-t.test('two requests in flight with the same id (a client\'s bug) are both answered', async (t) => {
-  const peer = await stdioPeer(t, await app())
-  peer.send(call(7, 'late'))
-  peer.send(call(7, 'add', { a: 1, b: 1 }))
-  await peer.next((line) => line.result?.content?.[0]?.text === 'aborted: false', 'the slow one\'s answer')
-  t.same(peer.lines.map((line) => [line.id, line.result.content[0].text]), [[7, '2'], [7, 'aborted: false']])
+/** What refuses a request that reuses the id of one in flight. */
+const inFlightMessage = (id: string | number): string => `Invalid Request: request id ${JSON.stringify(id)} is still in flight (an earlier request with this id has not finished); give each request an id of its own`
+const inFlight = (id: string | number): Record<string, unknown> => ({ jsonrpc: '2.0', id, error: { code: -32600, message: inFlightMessage(id) } })
+
+/** Each line from `from` on as [id, its error's message or its result's text]. */
+const told = (peer: StdioPeer, from = 0): unknown[] => peer.lines.slice(from).map((line) => [line.id, line.error?.message ?? line.result?.content?.[0]?.text ?? line.result])
+
+/** Sends a request and waits for the first answer to its id written after now. */
+async function answerTo (peer: StdioPeer, id: string | number, method: string, params: Record<string, unknown>): Promise<any> {
+  const from = peer.lines.length
+  peer.send({ jsonrpc: '2.0', id, method, params })
+  return await peer.next((line) => line.id === id && !('method' in line), `the answer to ${JSON.stringify(id)}`, from)
+}
+
+t.test('a request that reuses the id of one in flight is refused and does not run; the first answers once, as ever; then the id is free', async (t) => {
+  let runs = 0
+  const server = await app()
+  server.registerTool({ name: 'count', execute: async () => { runs++; await sleep(40); return `run ${runs}` } })
+  const peer = await stdioPeer(t, server)
+  peer.send(call(7, 'count'))
+  peer.send(call(7, 'count'))
+  peer.send(call('7', 'add', { a: 1, b: 1 })) // "7" is another id than 7
+  await peer.next((line) => line.result?.content?.[0]?.text === 'run 1', 'the first one\'s answer')
+  t.same(peer.lines[0], inFlight(7))
+  t.same(told(peer), [[7, inFlightMessage(7)], ['7', '2'], [7, 'run 1']], 'the second refused at once, the first answered once')
+  t.equal(runs, 1, 'the second never ran')
+  t.same((await answerTo(peer, 7, 'tools/call', { name: 'count', arguments: {}, _meta: MODERN })).result.content, [{ type: 'text', text: 'run 2' }], 'answered: the id may name a new request')
+
+  // 2025: the same in a session, and a cancelled call keeps its id until its handler returns
+  await initialize(peer)
+  const from = peer.lines.length
+  peer.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'late', arguments: {} } })
+  peer.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'count', arguments: {} } })
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8 } })
+  peer.send({ jsonrpc: '2.0', id: 8, method: 'ping' })
+  await answerTo(peer, 'after', 'ping', {})
+  t.same(peer.lines.slice(from), [inFlight(8), inFlight(8), { jsonrpc: '2.0', id: 'after', result: {} }], 'refused while the first runs, cancelled or not; the cancelled one answers nothing')
+  t.equal(runs, 2, 'the refused count never ran')
+  await sleep(60)
+  t.same((await answerTo(peer, 8, 'ping', {})).result, {}, 'free once its handler returned')
+})
+
+t.test('a listen holds its id while it is open, and while its filter is checked; a batch item that repeats an id is refused beside the first', async (t) => {
+  // a task store that answers when told: the listen's filter (its taskIds) waits for it
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  const memory = new MemoryTaskStore({ maxTasks: 10 })
+  const slow: TaskStore = {
+    create: (record) => memory.create(record),
+    get: async (taskId) => { await gate; return memory.get(taskId) },
+    transition: (taskId, version, patch) => memory.transition(taskId, version, patch),
+    list: (owner, cursor, limit) => memory.list(owner, cursor, limit),
+    delete: (taskId) => { memory.delete(taskId) }
+  }
+  const server = await app({ tasks: { store: slow } })
+  const peer = await stdioPeer(t, server)
+  const withTasks = { ...MODERN, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } }
+  peer.send({ jsonrpc: '2.0', id: 'l1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, taskIds: ['t1'] }, _meta: withTasks } })
+  t.same(await answerTo(peer, 'l1', 'ping', {}), inFlight('l1'), 'while its filter is checked')
+  release()
+  await peer.next((line) => line.method === 'notifications/subscriptions/acknowledged', 'the acknowledgement')
+  t.same(await answerTo(peer, 'l1', 'tools/call', { name: 'add', arguments: { a: 1, b: 1 }, _meta: MODERN }), inFlight('l1'), 'while it is open')
+  await server.mcp.listChanged('tools')
+  await peer.next((line) => line.method === 'notifications/tools/list_changed', 'the open listen still hears its changes')
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l1', _meta: MODERN } })
+  t.same((await answerTo(peer, 'l1', 'ping', {})).result, {}, 'free once it ended')
+
+  await initialize(peer, '2025-03-26')
+  peer.send([{ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 2 } } }, { jsonrpc: '2.0', id: 'b', method: 'ping' }])
+  const batch = await peer.next(Array.isArray, 'the batch\'s answer')
+  t.same([batch[0].result.content, batch[1]], [[{ type: 'text', text: '4' }], inFlight('b')], 'the first item answered, the second refused')
 })
 
 t.test('a cancelled request that then fails is not answered either', async (t) => {

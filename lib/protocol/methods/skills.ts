@@ -41,7 +41,7 @@ export function listSkills (server: ServerContext, call: Call): string {
   return listPage(server, call, 'skills')
 }
 
-/** `skills/get`: the entry of the skill whose `SKILL.md` the URI names; -32602 for any other URI. */
+/** `skills/get`: the entry of the skill whose `SKILL.md` the URI names; -32602 for any other URI (one inside a skill's folder too, once authorized). */
 export function getSkill (server: ServerContext, call: Call): string {
   served(server, call, false)
   const uri = uriOf(call)
@@ -52,10 +52,21 @@ export function getSkill (server: ServerContext, call: Call): string {
     : resultJson(server, 'legacy', { skill: skill.entry })
 }
 
+/** -32602 for a URI that names no directory: a missing one, and one the caller may see nothing in, alike. */
+function noDirectory (uri: string): ProtocolError {
+  return new ProtocolError(INVALID_PARAMS, `Invalid params: no directory is served at ${uri}`, 200, { uri })
+}
+
+/** Whether a caller holding `held` is shown a child: its own scope, and for a folder above skills, one of theirs. */
+function shown (child: DirectoryChild, held: readonly string[]): boolean {
+  return allows(child.access, held) && (child.skills === undefined || child.skills.some((access) => allows(access, held)))
+}
+
 /**
  * `resources/directory/read`: a folder's direct children, files with their resource metadata and
  * sub-folders as `inode/directory`, a page at a time; only those the caller's scopes allow (a
- * folder above skills may hold skills of several scopes). -32602 for a URI that is not a folder.
+ * folder above skills may hold skills of several scopes, and one holding none the caller may see
+ * is not there for it). -32602 for a URI that is not a folder.
  */
 export async function readDirectory (server: ServerContext, call: Call): Promise<string> {
   served(server, call, true)
@@ -64,11 +75,12 @@ export async function readDirectory (server: ServerContext, call: Call): Promise
   if (cursor !== undefined && typeof cursor !== 'string') throw new ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string')
   const found = call.target?.kind === 'directory' ? call.target : undefined
   if (found === undefined) {
-    const what = server.registry.findResource(uri) === undefined ? `no directory is served at ${uri}` : `${uri} is not a directory resource (read it with resources/read)`
-    throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${what}`, 200, { uri })
+    if (server.registry.findResource(uri)?.kind !== 'found') throw noDirectory(uri)
+    throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${uri} is not a directory resource (read it with resources/read)`, 200, { uri })
   }
   const held = call.auth?.scopes
-  const children = (await childrenOf(found, call, server.input)).filter((child) => held === undefined || allows(child.access, held))
+  const children = (await childrenOf(found, call, server.input)).filter((child) => held === undefined || shown(child, held))
+  if (found.above && children.length === 0) throw noDirectory(uri)
   const pageSize = server.lists.pageSize
   const start = cursor === undefined ? 0 : pageIndex(cursor, uri)
   if (start === undefined || (start > 0 && start >= children.length)) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)

@@ -246,6 +246,67 @@ t.test('scopes: a skill its token does not allow is not listed (skills/list, res
   t.same(scoped.mcp.scopes().find((scope) => scope.scope === 'issues:admin')?.skills, ['skill://acme/admin/SKILL.md'], 'the scope\'s skills in the catalogue')
 })
 
+t.test('a caller who may not see a skill learns nothing of it: no folder name leads to it, a folder of such skills is missing, names inside it all get the 403', async (t) => {
+  const issuer = await startIssuer(t)
+  const scoped = await authApp(issuer)
+  t.teardown(() => scoped.close())
+  const admin = { scope: 'issues:admin' as const }
+  scoped.registerSkill([
+    { path: 'acme/open/hello', files: { 'SKILL.md': md('hello') } },
+    { path: 'acme/billing/refunds', ...admin, files: { 'SKILL.md': md('refunds'), 'references/policy.md': 'policy', 'partial/SKILL.md': md('partial') } },
+    { path: 'acme/billing/refunds/partial', ...admin, files: { 'SKILL.md': md('partial') } },
+    { path: 'acme/billing/invoices', ...admin, files: { 'SKILL.md': md('invoices') } },
+    { path: 'acme/live/today', ...admin, resources: 'dynamic', frontmatter: { name: 'today', description: 'Today' }, read: () => '# today' },
+    { path: 'vault/deep/keys', ...admin, files: { 'SKILL.md': md('keys') } }
+  ])
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const holder = bearer(await issuer.sign({ scope: 'issues:read issues:admin' }))
+  const ask = async (headers: Record<string, string>, method: string, params: Record<string, unknown>): Promise<{ status: number, body: any, challenge: unknown }> => {
+    const answer = await send(scoped, modernRequest(method, params, { ...headers, ...named(method, params) }))
+    return { status: answer.status, body: answer.body, challenge: answer.headers['www-authenticate'] }
+  }
+  /** An answer with the URI asked (and the request's id) taken out: what a caller could tell two URIs apart by. */
+  const shape = async (headers: Record<string, string>, method: string, uri: string): Promise<string> => {
+    const { status, body: { id, ...body }, challenge } = await ask(headers, method, { uri })
+    return JSON.stringify({ status, body, challenge }).replaceAll(uri, '<uri>')
+  }
+  const children = async (headers: Record<string, string>, uri: string): Promise<string[]> => (await ask(headers, 'resources/directory/read', { uri })).body.result.resources.map((r: any) => r.name)
+
+  t.same(await children(reader, 'skill://acme'), ['open'], 'no name of a folder that leads only to skills the token may not see')
+  t.same(await children(holder, 'skill://acme'), ['billing', 'live', 'open'])
+  t.same(await children(holder, 'skill://acme/billing'), ['invoices', 'refunds'])
+  const missing = await shape(reader, 'resources/directory/read', 'skill://acme/nowhere')
+  t.match(JSON.parse(missing), { status: 200, body: { error: { code: -32602, message: 'Invalid params: no directory is served at <uri>', data: { uri: '<uri>' } } } })
+  for (const uri of ['skill://acme/billing', 'skill://vault', 'skill://vault/deep', 'skill://acme/live']) {
+    t.equal(await shape(reader, 'resources/directory/read', uri), missing, `${uri}, which holds only such skills, answers as a missing folder`)
+  }
+
+  const refused = (what: string): string => JSON.stringify({
+    status: 403,
+    body: { jsonrpc: '2.0', error: { code: -32600, message: `Forbidden: ${what} '<uri>' needs the scope issues:admin, which the access token does not grant`, data: { error: 'insufficient_scope', scopes: ['issues:admin'] } } },
+    challenge: 'Bearer error="insufficient_scope", scope="issues:admin", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error_description="The access token lacks a scope this operation needs"'
+  })
+  const PROBES: ReadonlyArray<readonly [string, string, readonly string[]]> = [
+    ['resources/read', 'resource', ['skill://acme/billing/refunds/references/policy.md', 'skill://acme/billing/refunds/references/nope.md', 'skill://acme/billing/refunds/nope/x.md', 'skill://acme/billing/refunds/references', 'skill://acme/live/today/.env', 'skill://acme/live/today/x']],
+    ['skills/get', 'skill', ['skill://acme/billing/refunds/partial/SKILL.md', 'skill://acme/billing/refunds/nope/SKILL.md', 'skill://acme/billing/refunds/references/policy.md']],
+    ['resources/directory/read', 'directory', ['skill://acme/billing/refunds/references', 'skill://acme/billing/refunds/nope', 'skill://acme/billing/refunds/references/policy.md', 'skill://acme/live/today/sub']]
+  ]
+  for (const [method, what, uris] of PROBES) {
+    for (const uri of uris) t.equal(await shape(reader, method, uri), refused(what), `${method} ${uri}: the skill's 403, whether it exists or not`)
+  }
+  // with the scope: what is there, and the not-found answers
+  t.equal((await ask(holder, 'resources/read', { uri: 'skill://acme/billing/refunds/references/policy.md' })).body.result.contents[0].text, 'policy')
+  t.same((await ask(holder, 'resources/read', { uri: 'skill://acme/billing/refunds/references/nope.md' })).body.error, { code: -32602, message: 'Resource not found: skill://acme/billing/refunds/references/nope.md', data: { uri: 'skill://acme/billing/refunds/references/nope.md' } })
+  t.equal((await ask(holder, 'skills/get', { uri: 'skill://acme/billing/refunds/nope/SKILL.md' })).body.error.message, 'Invalid params: no skill is served at skill://acme/billing/refunds/nope/SKILL.md; a skill is named by the URI of its SKILL.md (skills/list gives them)')
+  t.equal((await ask(holder, 'resources/directory/read', { uri: 'skill://acme/billing/refunds/nope' })).body.error.message, 'Invalid params: no directory is served at skill://acme/billing/refunds/nope')
+  t.equal((await ask(holder, 'resources/directory/read', { uri: 'skill://acme/billing/refunds/references/policy.md' })).body.error.message, 'Invalid params: skill://acme/billing/refunds/references/policy.md is not a directory resource (read it with resources/read)')
+
+  // without a token: the 401 names the scopes Mcp-Name's item needs, the same for a name that exists and one that does not
+  const anonymous = async (uri: string): Promise<unknown> => (await send(scoped, modernRequest('resources/read', { uri }, { 'mcp-name': uri }))).headers['www-authenticate']
+  t.match(await anonymous('skill://acme/billing/refunds/references/policy.md'), /scope="issues:admin"/)
+  t.equal(await anonymous('skill://acme/billing/refunds/references/nope.md'), await anonymous('skill://acme/billing/refunds/references/policy.md'))
+})
+
 t.test('a dynamic skill without list(): its folder shows its SKILL.md', async (t) => {
   const plain = await build()
   t.teardown(() => plain.close())
@@ -262,7 +323,8 @@ t.test('request.mcp on a skill request: the skill or folder named, no config of 
   hooked.registerSkill({ path: 'a', files: { 'SKILL.md': md('a'), 'x.md': 'x' } })
   t.ok((await send(hooked, modernRequest('skills/get', { uri: 'skill://a/SKILL.md' }))).body.result.skill)
   t.ok((await send(hooked, modernRequest('resources/directory/read', { uri: 'skill://a' }))).body.result.resources)
-  t.same(seen, [['skills/get', undefined, undefined], ['resources/directory/read', undefined, undefined]])
+  t.equal((await send(hooked, modernRequest('resources/read', { uri: 'skill://a/nope.md' }, { 'mcp-name': 'skill://a/nope.md' }))).body.error.code, -32602)
+  t.same(seen, [['skills/get', undefined, undefined], ['resources/directory/read', undefined, undefined], ['resources/read', undefined, undefined]], 'a name inside a skill that is not there: nothing of the user\'s')
   const bad = (await send(hooked, modernRequest('resources/directory/read', { uri: 5 }))).body
   t.same(bad.error, { code: -32602, message: 'Invalid params: resources/directory/read needs "uri" as a string' })
   const view = hooked.mcp.skills
