@@ -7,6 +7,9 @@ import { InsufficientScopeError, Type, definePrompt } from '../../lib/index.js'
 import { openSession, sessionPost, modernRequest, rpc } from '../helpers/requests.js'
 import { sseMessages } from '../helpers/sse.js'
 import { METADATA_URL, authApp, bearer, startIssuer } from '../helpers/tokens.js'
+import { CLOCK_SKEW, refusalOf } from '../../lib/protocol/access.js'
+import { Registry } from '../../lib/define/registry.js'
+import type { AuthInfo } from '../../lib/spec/types.js'
 
 t.test('a missing scope is 403 with one challenge naming every scope the tool needs', async (t) => {
   const issuer = await startIssuer(t)
@@ -121,6 +124,42 @@ t.test('step-up: acr not listed, or a sign-in too old, is 401 insufficient_user_
   t.equal(old.headers['www-authenticate'], `Bearer error="insufficient_user_authentication", max_age=60, resource_metadata="${METADATA_URL}", error_description="A stronger or more recent authentication is required"`)
   t.same(rpc(old).error!.data, { error: 'insufficient_user_authentication', maxAge: 60 })
   t.match(rpc(old).error!.message, /needs a sign-in at most 60 seconds old;/)
+})
+
+t.test('step-up: an auth_time later than now plus the clock skew is refused as a sign-in not recent enough', async (t) => {
+  const issuer = await startIssuer(t)
+  const now = Math.floor(Date.now() / 1000)
+  const call = (token: string): ReturnType<typeof modernRequest> => modernRequest('tools/call', { name: 'recent_only', arguments: {} }, bearer(token))
+  const app = await authApp(issuer)
+  for (const [what, authTime] of [['an hour ahead', now + 3600], ['in milliseconds', Date.now()], ['31 s ahead', now + 31]] as const) {
+    const res = await app.inject(call(await issuer.sign({ auth_time: authTime })))
+    t.equal(res.statusCode, 401, what)
+    t.equal(res.headers['www-authenticate'], `Bearer error="insufficient_user_authentication", max_age=60, resource_metadata="${METADATA_URL}", error_description="A stronger or more recent authentication is required"`, what)
+    t.same(rpc(res).error!.data, { error: 'insufficient_user_authentication', maxAge: 60 }, what)
+  }
+  const ahead = await issuer.sign({ auth_time: now + 20 })
+  t.equal(rpc(await app.inject(call(ahead))).result.content[0].text, 'fresh', 'within the default 30 s of skew')
+  t.equal(rpc(await app.inject(modernRequest('tools/call', { name: 'list_issues', arguments: {} }, bearer(await issuer.sign({ auth_time: now + 3600 }))))).result.content[0].text,
+    'issues for alice', 'a tool without maxAge does not read auth_time: the token stays good for it')
+  const strict = await authApp(issuer, { clockTolerance: 0 })
+  t.equal((await strict.inject(call(ahead))).statusCode, 401, 'auth.clockTolerance: 0 allows no skew')
+  const lenient = await authApp(issuer, { clockTolerance: 120 })
+  t.equal(rpc(await lenient.inject(call(await issuer.sign({ auth_time: now + 100 })))).result.content[0].text, 'fresh', 'auth.clockTolerance: 120')
+})
+
+t.test('refusalOf: maxAge against the skew and the clock it is given', async (t) => {
+  const registry = new Registry(new Map([['issues:read', 'Read issues']]))
+  const tool = registry.addTool({ name: 'fresh', authentication: { maxAge: 10 }, execute: () => 'x' })
+  const caller = (authTime: number | undefined): AuthInfo => ({ subject: 'a', scopes: [], acr: undefined, authTime, expiresAt: undefined, claims: {} })
+  const now = 1_000_000
+  t.equal(refusalOf(tool, caller(now - 10), 0, now), undefined, 'exactly maxAge old')
+  t.equal(refusalOf(tool, caller(now - 11), 0, now)?.reason, 'insufficient_user_authentication', 'older than maxAge')
+  t.equal(refusalOf(tool, caller(now + 5), 5, now), undefined, 'ahead by the skew')
+  t.equal(refusalOf(tool, caller(now + 6), 5, now)?.reason, 'insufficient_user_authentication', 'ahead by more than the skew')
+  t.equal(refusalOf(tool, caller(undefined), 5, now)?.reason, 'insufficient_user_authentication', 'none')
+  t.equal(CLOCK_SKEW, 30)
+  t.equal(refusalOf(tool, caller(Date.now() / 1000 + 20)), undefined, 'by default: 30 s of skew against the clock')
+  t.equal(refusalOf(tool, caller(Date.now()))?.reason, 'insufficient_user_authentication', 'by default: milliseconds are far ahead')
 })
 
 t.test('2025 sessions: the same 403 on a tools/call, in every legacy version', async (t) => {
