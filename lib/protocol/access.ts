@@ -3,11 +3,13 @@
  * `AccessRefusal` naming what is missing, never an HTTP challenge: where the metadata document
  * lives, and how a refusal is written on the wire, is the HTTP edge's business.
  */
-import { AccessRefusal } from '../errors.js'
+import { AccessRefusal, ProtocolError } from '../errors.js'
+import { INVALID_PARAMS } from '../spec/jsonrpc.js'
 import { factsOf } from '../spec/methods.js'
 import type { AuthInfo } from '../spec/types.js'
 import { allows } from '../define/access.js'
 import type { Registry } from '../define/registry.js'
+import type { TaskRecord } from '../state/task-store.js'
 import { targetOf } from './inbound.js'
 import { accessOf, describeTarget, type Target } from './target.js'
 
@@ -35,6 +37,24 @@ export function refusalOf (target: Target | undefined, caller: AuthInfo, skew = 
   const authTime = caller.authTime
   const ageOk = stepUp.maxAge === undefined || (authTime !== undefined && authTime <= now + skew && now - authTime <= stepUp.maxAge)
   return acrOk && ageOk ? undefined : AccessRefusal.stepUp(stepUp.acr, stepUp.maxAge, describeTarget(target!))
+}
+
+/**
+ * Why `caller` may not read the task `record` (its status, questions, result) or act on it, or
+ * undefined when it may: what the call of its tool asked of its caller (scopes, step-up), asked
+ * again of every reader, since one subject's tokens are not all alike. Only for the task's owner
+ * (another principal has been told the task is unknown already). A task whose tool this server
+ * does not serve (removed since it was made, or made by another version of the server on a shared
+ * store) cannot be checked, so it is refused, with a -32602 saying so.
+ */
+export function taskRefusalOf (registry: Registry, record: TaskRecord, caller: AuthInfo, skew: number): ProtocolError | undefined {
+  const tool = record.tool === undefined ? undefined : registry.tools.get(record.tool)
+  if (tool === undefined) {
+    const made = record.tool === undefined ? 'does not record the tool that made it' : `was made by tool '${record.tool}', which this server does not serve`
+    return new ProtocolError(INVALID_PARAMS,
+      `Invalid params: task ${JSON.stringify(record.taskId)} ${made}: what that tool asks of a caller cannot be checked, so the task cannot be read here`)
+  }
+  return refusalOf(tool, caller, skew)
 }
 
 /**

@@ -37,6 +37,11 @@ export interface TaskRecord {
   readonly version: number
   /** The principal that created it (`sub:…`, `session:…` or `anonymous`); only it may see the task. */
   readonly owner: string
+  /**
+   * The tool whose call created it: with a caller known, every task method asks of its reader what
+   * that call asked (the tool's scopes and step-up). Absent only in records made before it existed.
+   */
+  readonly tool?: string | undefined
   /** The revision of the request that created it: its result is answered in that revision's shape. */
   readonly protocolVersion: string
   /** The 2025 session that created it: its standalone stream gets the task's notifications. */
@@ -62,7 +67,7 @@ export interface TaskRecord {
 }
 
 /** What a transition may change: everything but the identity. */
-export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'version' | 'owner' | 'protocolVersion' | 'sessionId' | 'createdAt' | 'ttl'>>
+export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'version' | 'owner' | 'tool' | 'protocolVersion' | 'sessionId' | 'createdAt' | 'ttl'>>
 
 export interface TaskPage {
   readonly tasks: readonly TaskRecord[]

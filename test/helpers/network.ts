@@ -123,15 +123,15 @@ export async function legacyPost (url: string, sessionId: string, protocolVersio
 /**
  * `initialize` (clientInfo `raw`) + `notifications/initialized` over the network; returns the
  * session id. Default: version 2025-11-25 and no capabilities (requests.ts `ALL_CAPABILITIES` for a
- * client that can be asked everything).
+ * client that can be asked everything); `headers` go on both (a bearer token, say).
  */
-export async function sessionOn (url: string, options: { protocolVersion?: string, capabilities?: Record<string, unknown> } = {}): Promise<string> {
-  const { protocolVersion = '2025-11-25', capabilities = {} } = options
-  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+export async function sessionOn (url: string, options: { protocolVersion?: string, capabilities?: Record<string, unknown>, headers?: Record<string, string> } = {}): Promise<string> {
+  const { protocolVersion = '2025-11-25', capabilities = {}, headers = {} } = options
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }
   const res = await open(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } } }) })
   await res.json()
   const id = res.headers.get('mcp-session-id')!
-  await (await legacyPost(url, id, protocolVersion, { jsonrpc: '2.0', method: 'notifications/initialized' })).rest()
+  await (await legacyPost(url, id, protocolVersion, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).rest()
   return id
 }
 

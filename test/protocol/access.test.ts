@@ -7,7 +7,9 @@ import { InsufficientScopeError, Type, definePrompt } from '../../lib/index.js'
 import { openSession, sessionPost, modernRequest, rpc } from '../helpers/requests.js'
 import { sseMessages } from '../helpers/sse.js'
 import { METADATA_URL, authApp, bearer, startIssuer } from '../helpers/tokens.js'
-import { CLOCK_SKEW, refusalOf } from '../../lib/protocol/access.js'
+import { CLOCK_SKEW, refusalOf, taskRefusalOf } from '../../lib/protocol/access.js'
+import { AccessRefusal } from '../../lib/errors.js'
+import type { TaskRecord } from '../../lib/state/task-store.js'
 import { Registry } from '../../lib/define/registry.js'
 import type { AuthInfo } from '../../lib/spec/types.js'
 
@@ -160,6 +162,27 @@ t.test('refusalOf: maxAge against the skew and the clock it is given', async (t)
   t.equal(CLOCK_SKEW, 30)
   t.equal(refusalOf(tool, caller(Date.now() / 1000 + 20)), undefined, 'by default: 30 s of skew against the clock')
   t.equal(refusalOf(tool, caller(Date.now()))?.reason, 'insufficient_user_authentication', 'by default: milliseconds are far ahead')
+})
+
+t.test('taskRefusalOf: what the task\'s tool asks, of whoever reads the task; a tool not served here is refused', async (t) => {
+  const registry = new Registry(new Map([['issues:write', 'Change issues']]))
+  registry.addTool({ name: 'export', scope: 'issues:write', task: 'optional', execute: () => 'x' })
+  registry.addTool({ name: 'fresh', authentication: { maxAge: 10 }, task: 'optional', execute: () => 'x' })
+  registry.addTool({ name: 'open', task: 'optional', execute: () => 'x' })
+  const caller = (scopes: string[], authTime?: number): AuthInfo => ({ subject: 'a', scopes, acr: undefined, authTime, expiresAt: undefined, claims: {} })
+  const record = (tool: string | undefined): TaskRecord => ({ taskId: 't-1', version: 0, owner: 'sub:a', tool, protocolVersion: '2026-07-28', status: 'completed', createdAt: 0, lastUpdatedAt: 0, ttl: 1000 })
+  const now = Date.now() / 1000
+  t.match(taskRefusalOf(registry, record('export'), caller([]), 30), { reason: 'insufficient_scope', status: 403, scopes: ['issues:write'], message: /^Forbidden: tool 'export' needs the scope issues:write/ })
+  t.equal(taskRefusalOf(registry, record('export'), caller(['issues:write']), 30), undefined)
+  t.match(taskRefusalOf(registry, record('fresh'), caller([], now + 3600), 30), { reason: 'insufficient_user_authentication', status: 401, maxAge: 10 })
+  t.equal(taskRefusalOf(registry, record('fresh'), caller([], now), 30), undefined)
+  t.equal(taskRefusalOf(registry, record('open'), caller([]), 30), undefined, 'a tool that asks nothing')
+  t.match(taskRefusalOf(registry, record('gone'), caller(['issues:write']), 30), {
+    code: -32602,
+    message: 'Invalid params: task "t-1" was made by tool \'gone\', which this server does not serve: what that tool asks of a caller cannot be checked, so the task cannot be read here'
+  })
+  t.match(taskRefusalOf(registry, record(undefined), caller(['issues:write']), 30), { code: -32602, message: /^Invalid params: task "t-1" does not record the tool that made it: / })
+  t.notOk(taskRefusalOf(registry, record('gone'), caller([]), 30) instanceof AccessRefusal, 'not a refusal by scope: there is no challenge to give')
 })
 
 t.test('2025 sessions: the same 403 on a tools/call, in every legacy version', async (t) => {
