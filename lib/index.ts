@@ -78,6 +78,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     sealer,
     inputTimeout: options.inputTimeout,
     hideForbidden: auth?.hideForbidden === true,
+    clockSkew: auth?.clockTolerance,
     taskStore,
     bus,
     tasks: { ...options.tasks, bounds: { perCaller: options.tasks.maxPerCaller, total: options.tasks.maxTasks } },

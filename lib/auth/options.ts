@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SakeOptionError } from '../errors.js'
 import { fail, got, isScopeToken, unknownKeys } from '../checks.js'
 import { isObject } from '../values.js'
+import { CLOCK_SKEW } from '../protocol/access.js'
 
 /** The verified caller, as a verifier returns it (`verify`, or `caller` after `authenticate`). */
 export interface Caller {
@@ -48,7 +49,10 @@ export interface AuthOptions {
   audience?: string | string[]
   /** `jwks` only: accepted signature algorithms. Default: the asymmetric JWS algorithms; never `none`. */
   algorithms?: string[]
-  /** `jwks` only: seconds of clock skew allowed on `exp` and `nbf`. Default 30. */
+  /**
+   * Seconds of clock skew allowed on the token's times: `exp` and `nbf` (`jwks`), and, with every
+   * way, how far `auth_time` may be ahead of this server's clock for a step-up `maxAge`. Default 30.
+   */
   clockTolerance?: number
   /** Reuse an existing authentication hook on the MCP routes instead of `verify` or `jwks`. */
   authenticate?: AuthenticateHook
@@ -72,19 +76,21 @@ export interface ResolvedAuth {
   readonly metadataPath: string
   readonly metadata: Readonly<Record<string, unknown>>
   readonly hideForbidden: boolean
+  /** Seconds of clock skew: on `exp`/`nbf` (the built-in verifier, `jwks.clockTolerance`) and on a future `auth_time`. */
+  readonly clockTolerance: number
   readonly verify: VerifyToken | undefined
   readonly jwks: { readonly url: URL, readonly issuer: readonly string[], readonly audience: readonly string[], readonly algorithms: readonly string[], readonly clockTolerance: number } | undefined
   readonly authenticate: { readonly hook: AuthenticateHook, readonly caller: ((request: FastifyRequest) => Caller | null | undefined) | undefined } | undefined
 }
 
 const AUTH_KEYS = ['resource', 'authorizationServers', 'verify', 'jwks', 'issuer', 'audience', 'algorithms', 'clockTolerance', 'authenticate', 'caller', 'hideForbidden', 'metadata']
-const JWKS_ONLY = ['issuer', 'audience', 'algorithms', 'clockTolerance']
+const JWKS_ONLY = ['issuer', 'audience', 'algorithms']
 
 /** Asymmetric JWS algorithms: a JWKS publishes public keys, so HMAC (a shared secret) and `none` never fit. */
 export const ASYMMETRIC_ALGORITHMS = Object.freeze(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])
 
 export const authDefaults = Object.freeze({
-  clockTolerance: 30 // seconds: enough for clocks that drift, small enough that an expired token stays expired
+  clockTolerance: CLOCK_SKEW // 30 seconds: enough for clocks that drift, small enough that an expired token stays expired
 })
 
 /** Metadata fields the plugin writes from other options; setting them in `metadata` would contradict those. */
@@ -110,7 +116,7 @@ function stringList (option: string, value: unknown, accepts: string): readonly 
   return Object.freeze([...list] as string[])
 }
 
-function jwksOptions (auth: Record<string, unknown>, authorizationServers: readonly string[], resource: string): ResolvedAuth['jwks'] {
+function jwksOptions (auth: Record<string, unknown>, authorizationServers: readonly string[], resource: string, clockTolerance: number): ResolvedAuth['jwks'] {
   const jwks = auth.jwks
   const url = httpUrl('auth.jwks', jwks instanceof URL ? jwks.href : jwks, 'the URL of the JSON Web Key Set')
   const algorithms = auth.algorithms === undefined
@@ -120,10 +126,6 @@ function jwksOptions (auth: Record<string, unknown>, authorizationServers: reado
     if (!ASYMMETRIC_ALGORITHMS.includes(alg)) {
       throw new SakeOptionError(`fastify-sake: option 'auth.algorithms' may only list asymmetric JWS algorithms (${ASYMMETRIC_ALGORITHMS.join(', ')}): a JWKS holds public keys, and 'none' is never accepted; got ${got(alg)}`)
     }
-  }
-  const clockTolerance = auth.clockTolerance ?? authDefaults.clockTolerance
-  if (typeof clockTolerance !== 'number' || !Number.isInteger(clockTolerance) || clockTolerance < 0 || clockTolerance > 300) {
-    fail('auth.clockTolerance', 'an integer from 0 to 300 (seconds of clock skew allowed on exp and nbf)', clockTolerance)
   }
   return Object.freeze({
     url,
@@ -179,6 +181,10 @@ export function resolveAuth (value: unknown): ResolvedAuth | undefined {
   if (way === 'verify' && typeof value.verify !== 'function') fail('auth.verify', 'a function (token, request) => caller (or a promise of one)', value.verify)
   if (way === 'authenticate' && typeof value.authenticate !== 'function') fail('auth.authenticate', 'a Fastify onRequest hook such as app.authenticate', value.authenticate)
   if (value.caller !== undefined && typeof value.caller !== 'function') fail('auth.caller', 'a function (request) => caller | undefined', value.caller)
+  const clockTolerance = value.clockTolerance ?? authDefaults.clockTolerance
+  if (typeof clockTolerance !== 'number' || !Number.isInteger(clockTolerance) || clockTolerance < 0 || clockTolerance > 300) {
+    fail('auth.clockTolerance', 'an integer from 0 to 300 (seconds of clock skew allowed on exp, nbf and a future auth_time)', clockTolerance)
+  }
 
   const hideForbidden = value.hideForbidden ?? false
   if (typeof hideForbidden !== 'boolean') fail('auth.hideForbidden', 'a boolean', hideForbidden)
@@ -201,8 +207,9 @@ export function resolveAuth (value: unknown): ResolvedAuth | undefined {
     metadataPath: location.path,
     metadata: Object.freeze(copy),
     hideForbidden,
+    clockTolerance,
     verify: way === 'verify' ? value.verify as VerifyToken : undefined,
-    jwks: way === 'jwks' ? jwksOptions(value, authorizationServers, resource) : undefined,
+    jwks: way === 'jwks' ? jwksOptions(value, authorizationServers, resource, clockTolerance) : undefined,
     authenticate: way === 'authenticate'
       ? Object.freeze({ hook: value.authenticate as AuthenticateHook, caller: value.caller as ((request: FastifyRequest) => Caller | null | undefined) | undefined })
       : undefined

@@ -12,7 +12,7 @@ import type { Endpoint } from './endpoint.js'
 
 /** Throws the 401/403 (with its challenge) of a call the caller may not make; with auth on only (the POST route's preHandler). */
 export function authorize (endpoint: Endpoint, request: FastifyRequest, target: Target | undefined): void {
-  const refusal = refusalOf(target, request.mcpAuth!)
+  const refusal = refusalOf(target, request.mcpAuth!, endpoint.server.clockSkew)
   if (refusal === undefined) return
   // not our failure, and not the client's secret: who was refused what, at info
   request.log.info({ subject: request.mcpAuth!.subject, reason: refusal.reason, scopes: refusal.scopes }, `fastify-sake: refused: ${refusal.message}`)

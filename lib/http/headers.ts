@@ -4,6 +4,7 @@
  * headers and the server executes the body, so any disagreement is refused (400 + -32020).
  */
 import type { IncomingHttpHeaders } from 'node:http'
+import type { FastifyRequest } from 'fastify'
 import { ProtocolError } from '../errors.js'
 import { SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
@@ -19,6 +20,29 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 function mismatch (message: string): ProtocolError {
   return new ProtocolError(HEADER_MISMATCH, `Header mismatch: ${message}`, 400)
+}
+
+/** How many field lines named `name` (lowercase) a request sent, from Node's `rawHeaders` (name, value, name, value...). */
+function fieldLines (rawHeaders: readonly string[], name: string): number {
+  let lines = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const field = rawHeaders[i]!
+    if (field.length === name.length && field.toLowerCase() === name) lines++
+  }
+  return lines
+}
+
+/**
+ * Refuses a header sent on several field lines (400 + -32020). Node joins the lines of a header it
+ * does not know with ', ' (`us, eu`), while a gateway routing on the header may read the first
+ * line alone (`us`): the two would act on different values. Only a value holding a comma can be
+ * such a join, so the common case costs one `includes` and allocates nothing; `rawHeaders` is
+ * read only then.
+ */
+export function checkOnce (rawHeaders: readonly string[], name: string, display: string, value: string | undefined): void {
+  if (value === undefined || !value.includes(',')) return
+  const lines = fieldLines(rawHeaders, name)
+  if (lines > 1) throw mismatch(`${display} header is sent on ${lines} field lines, which are read as one value ${quote(value)}; a gateway may read the first alone: send it once`)
 }
 
 /**
@@ -66,14 +90,27 @@ export interface Carried {
   readonly sessionId: string | undefined
   /** `MCP-Protocol-Version`, as sent. */
   readonly version: string | undefined
+  /** The request's header lines as sent (Node's `rawHeaders`), for a value that may be several lines joined (`checkOnce`). */
+  readonly rawHeaders: readonly string[]
 }
 
-export function carriedBy (headers: IncomingHttpHeaders): Carried {
+export function carriedBy (request: FastifyRequest): Carried {
+  const { headers } = request
   return {
     accept: headerValue(headers, 'accept'),
     sessionId: headerValue(headers, 'mcp-session-id'),
-    version: headerValue(headers, 'mcp-protocol-version')
+    version: headerValue(headers, 'mcp-protocol-version'),
+    rawHeaders: request.raw.rawHeaders
   }
+}
+
+/**
+ * The headers every POST is routed by, sent once: `Mcp-Session-Id` (before the session is looked
+ * up) and `MCP-Protocol-Version` (400 + -32020, in both eras).
+ */
+export function checkCarried (carried: Carried): void {
+  checkOnce(carried.rawHeaders, 'mcp-session-id', 'Mcp-Session-Id', carried.sessionId)
+  checkOnce(carried.rawHeaders, 'mcp-protocol-version', 'MCP-Protocol-Version', carried.version)
 }
 
 /**
@@ -92,15 +129,15 @@ export function checkModernHeaders (headers: IncomingHttpHeaders, carried: Carri
       requested: bodyVersion
     })
   }
-  checkRequestHeaders(headers, request, true)
+  checkRequestHeaders(headers, carried.rawHeaders, request, true)
 }
 
 /**
  * The headers a 2025 session's request sent: 2025 clients predate them, so each is checked only
  * when sent, and a mismatch is refused with the same 400 + -32020 as in the modern era.
  */
-export function checkSessionHeaders (headers: IncomingHttpHeaders, request: InboundRequest): void {
-  checkRequestHeaders(headers, request, false)
+export function checkSessionHeaders (headers: IncomingHttpHeaders, carried: Carried, request: InboundRequest): void {
+  checkRequestHeaders(headers, carried.rawHeaders, request, false)
 }
 
 /**
@@ -108,26 +145,28 @@ export function checkSessionHeaders (headers: IncomingHttpHeaders, request: Inbo
  * tool's `Mcp-Param-*`. With `required` (modern requests) each must be there; otherwise (legacy
  * clients, which predate them) they are checked only when sent.
  */
-function checkRequestHeaders (headers: IncomingHttpHeaders, request: InboundRequest, required: boolean): void {
+function checkRequestHeaders (headers: IncomingHttpHeaders, rawHeaders: readonly string[], request: InboundRequest, required: boolean): void {
   const { method, target } = request
   const sentMethod = headerValue(headers, 'mcp-method')
+  checkOnce(rawHeaders, 'mcp-method', 'Mcp-Method', sentMethod)
   if (sentMethod === undefined) {
     if (required) throw mismatch(`Mcp-Method header is required and must equal the body's method ${quote(method)}`)
   } else if (sentMethod !== method) {
     throw mismatch(`Mcp-Method header value ${quote(sentMethod)} does not match body value ${quote(method)}`)
   }
-  checkNameHeader(headers, request, required)
+  checkNameHeader(headers, rawHeaders, request, required)
   // only a tool's call has Mcp-Param-* headers (not a completion naming the tool, ref/tool); an
   // unknown tool has none: the method answers -32602 for it
-  if (target?.kind === 'tool' && target.headers.length > 0 && request.facts!.target === 'tool') checkParamHeaders(headers, target, request.params!.arguments, required)
+  if (target?.kind === 'tool' && target.headers.length > 0 && request.facts!.target === 'tool') checkParamHeaders(headers, rawHeaders, target, request.params!.arguments, required)
 }
 
-function checkNameHeader (headers: IncomingHttpHeaders, request: InboundRequest, required: boolean): void {
+function checkNameHeader (headers: IncomingHttpHeaders, rawHeaders: readonly string[], request: InboundRequest, required: boolean): void {
   const field = request.facts?.mcpName
   // a body without the field is a malformed request: the method itself answers -32602 for it
   const bodyName = request.name
   if (field === undefined || bodyName === undefined) return
   const rawName = headerValue(headers, 'mcp-name')
+  checkOnce(rawHeaders, 'mcp-name', 'Mcp-Name', rawName)
   if (rawName === undefined) {
     if (required) throw mismatch(`Mcp-Name header is required for ${request.method} and must equal params.${field} ${quote(bodyName)}`)
     return
@@ -160,9 +199,10 @@ function matches (header: string, body: unknown): boolean {
  * its header with the same value (unless `required` is false: 2025 clients predate these headers);
  * a header whose argument is absent mirrors nothing and is refused.
  */
-function checkParamHeaders (headers: IncomingHttpHeaders, tool: CompiledTool, args: unknown, required: boolean): void {
+function checkParamHeaders (headers: IncomingHttpHeaders, rawHeaders: readonly string[], tool: CompiledTool, args: unknown, required: boolean): void {
   for (const param of tool.headers) {
     const raw = headerValue(headers, param.header)
+    checkOnce(rawHeaders, param.header, param.display, raw)
     const body = valueAt(args, param.path)
     // the names in the messages are built only for a refusal: this loop runs on every call
     if (body === undefined || body === null) {

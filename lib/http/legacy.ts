@@ -52,7 +52,7 @@ export function checkLegacy (endpoint: Endpoint, request: FastifyRequest, carrie
 function checkInSession (endpoint: Endpoint, request: FastifyRequest, carried: Carried, inbound: Inbound, found: Session | undefined): LegacyChecked {
   const session = endpoint.sessions.fit(found, carried.version)
   inSession(request, session)
-  if (inbound.kind === 'request') checkSessionHeaders(request.headers, inbound as InboundRequest)
+  if (inbound.kind === 'request') checkSessionHeaders(request.headers, carried, inbound as InboundRequest)
   return { kind: 'legacy', session, inbound, carried }
 }
 

@@ -19,7 +19,7 @@ import { logNames, readModernMeta, type Inbound, type InboundRequest } from '../
 import { authorize } from './access.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
-import { carriedBy, headerValue } from './headers.js'
+import { carriedBy, checkCarried, headerValue } from './headers.js'
 import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from './legacy.js'
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
@@ -56,8 +56,9 @@ const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
  * hot path), and for a session in a store that answers synchronously.
  */
 function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
-  const carried = carriedBy(request.headers)
+  const carried = carriedBy(request)
   if (!acceptsJson(carried.accept)) throw notAcceptable
+  checkCarried(carried)
   // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
   if (request.body === undefined) throw emptyBody
   const inbound = inboundOf(request, endpoint.server.registry, carried)

@@ -54,7 +54,7 @@ export const kInbound = Symbol('fastify-sake.inbound')
  * that reads `request.mcp` before it) and kept on the request: nothing classifies it again.
  * Only once the body is read (`request.body` defined).
  */
-export function inboundOf (request: FastifyRequest, registry: Registry, carried: Carried = carriedBy(request.headers)): Inbound {
+export function inboundOf (request: FastifyRequest, registry: Registry, carried: Carried = carriedBy(request)): Inbound {
   const held = request as FastifyRequest & { [kInbound]: Inbound | null }
   return (held[kInbound] ??= classify(registry, request.body, carried.sessionId, carried.version))
 }

@@ -9,7 +9,7 @@ import { ProtocolError } from '../errors.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 import { sessionNotFound } from '../protocol/session/sessions.js'
 import type { Endpoint } from './endpoint.js'
-import { headerValue } from './headers.js'
+import { checkOnce, headerValue } from './headers.js'
 import { sendError } from './respond.js'
 
 /** What this endpoint serves, for the `Allow` header of its 405s: GET has no stream to open yet. */
@@ -21,12 +21,19 @@ export function methodNotAllowed (reply: FastifyReply, message: string): Fastify
   return sendError(reply, null, new ProtocolError(INVALID_REQUEST, `Method Not Allowed: ${message}`, 405))
 }
 
+/** `Mcp-Session-Id`, sent once (a gateway routing on its first line would reach another session than the joined value names). */
+function sessionIdOf (request: FastifyRequest): string | undefined {
+  const sessionId = headerValue(request.headers, 'mcp-session-id')
+  checkOnce(request.raw.rawHeaders, 'mcp-session-id', 'Mcp-Session-Id', sessionId)
+  return sessionId
+}
+
 /** GET: a 2025 session's standalone stream, or the resumption of one of its POST streams. */
 export function getRoute (endpoint: Endpoint) {
   return async function mcpGet (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // a stream opened now would hold the close: the client opens it again, elsewhere
     if (endpoint.shutdown.closing) return sendError(reply, null, endpoint.shutdown.refusal)
-    const sessionId = headerValue(request.headers, 'mcp-session-id')
+    const sessionId = sessionIdOf(request)
     if (sessionId === undefined) return methodNotAllowed(reply, 'GET opens the standalone SSE stream of a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients use subscriptions/listen')
     const session = await endpoint.sessions.find(sessionId, request.mcpAuth?.subject, request.log)
     if (session === undefined) return sendError(reply, null, sessionNotFound)
@@ -38,7 +45,7 @@ export function getRoute (endpoint: Endpoint) {
 export function deleteRoute (endpoint: Endpoint) {
   return async function mcpDelete (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     if (endpoint.shutdown.closing) return sendError(reply, null, endpoint.shutdown.refusal)
-    const sessionId = headerValue(request.headers, 'mcp-session-id')
+    const sessionId = sessionIdOf(request)
     if (sessionId === undefined) {
       return methodNotAllowed(reply, 'DELETE ends a 2025 session and needs its Mcp-Session-Id; 2026-07-28 clients have no session to end')
     }

@@ -16,6 +16,7 @@ import type { Bus } from '../state/bus.js'
 import type { Liveness } from '../state/liveness.js'
 import type { QuotaBounds } from '../state/quota.js'
 import { Tasks } from './tasks/lifecycle.js'
+import { CLOCK_SKEW } from './access.js'
 
 export interface ServerContext {
   readonly info: ServerInfo
@@ -35,6 +36,8 @@ export interface ServerContext {
   readonly serverInfoMetaJson: string
   /** Tasks (issue 13): the store and the lifecycle of the tasks running here. */
   readonly tasks: Tasks
+  /** Seconds a token's `auth_time` may be ahead of this clock for a step-up check (`auth.clockTolerance`). */
+  readonly clockSkew: number
   /** `server/discover`, serialised on first use: it never changes once the server is ready. */
   discover: string | undefined
 }
@@ -50,6 +53,8 @@ export interface ServerContextOptions {
   readonly inputTimeout: number
   /** `auth.hideForbidden`: lists show each caller what its scopes allow. */
   readonly hideForbidden: boolean
+  /** `auth.clockTolerance`, in seconds; default `CLOCK_SKEW`. */
+  readonly clockSkew?: number | undefined
   readonly taskStore: TaskStore
   readonly bus: Bus
   readonly tasks: TaskTimings
@@ -86,6 +91,7 @@ export function serverContext (options: ServerContextOptions): ServerContext {
     serverInfoMeta,
     serverInfoMetaJson: '"_meta":' + JSON.stringify(serverInfoMeta),
     tasks: new Tasks({ ...options.tasks, store: options.taskStore, bus: options.bus, pageSize, log: options.log, liveness: options.liveness }),
+    clockSkew: options.clockSkew ?? CLOCK_SKEW,
     discover: undefined
   }
 }

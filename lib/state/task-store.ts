@@ -43,6 +43,11 @@ export interface TaskRecord {
    * bounds the tasks each caller holds by it (issue 40). Absent on a record stored before.
    */
   readonly caller?: string | undefined
+  /**
+   * The tool whose call created it: with a caller known, every task method asks of its reader what
+   * that call asked (the tool's scopes and step-up). Absent only in records made before it existed.
+   */
+  readonly tool?: string | undefined
   /** The revision of the request that created it: its result is answered in that revision's shape. */
   readonly protocolVersion: string
   /** The 2025 session that created it: its standalone stream gets the task's notifications. */
@@ -68,7 +73,7 @@ export interface TaskRecord {
 }
 
 /** What a transition may change: everything but the identity. */
-export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'version' | 'owner' | 'caller' | 'protocolVersion' | 'sessionId' | 'createdAt' | 'ttl'>>
+export type TaskPatch = Partial<Omit<TaskRecord, 'taskId' | 'version' | 'owner' | 'caller' | 'tool' | 'protocolVersion' | 'sessionId' | 'createdAt' | 'ttl'>>
 
 export interface TaskPage {
   readonly tasks: readonly TaskRecord[]

@@ -249,7 +249,7 @@ export class StdioConnection {
       if (typeof call === 'string') return call
       const caller = this.settings.auth
       if (caller !== undefined) {
-        const refusal = refusalOf(call.target, caller)
+        const refusal = refusalOf(call.target, caller, this.settings.server.clockSkew)
         if (refusal !== undefined) {
           call.transport.log.info({ subject: caller.subject, reason: refusal.reason, scopes: refusal.scopes }, `fastify-sake: refused: ${refusal.message}`)
           throw refusal

@@ -68,6 +68,16 @@ t.test('auth.jwks and its checks', async (t) => {
   refused(t, { auth: { ...jwks, issuer: [] } }, /^fastify-sake: option 'auth\.issuer' must be the accepted token issuer/)
   refused(t, { auth: { ...jwks, audience: [''] } }, /^fastify-sake: option 'auth\.audience' must be the accepted token audience/)
   for (const bad of [-1, 1.5, 301, '30']) refused(t, { auth: { ...jwks, clockTolerance: bad } }, /^fastify-sake: option 'auth\.clockTolerance' must be an integer from 0 to 300/)
+  t.equal(resolveOptions({ ...base, auth: { ...jwks, clockTolerance: 7 } }).auth!.clockTolerance, 7, 'the same tolerance for a future auth_time')
+})
+
+t.test('auth.clockTolerance with every way: how far auth_time may be ahead for step-up', async (t) => {
+  t.equal(resolveOptions({ ...base, auth }).auth!.clockTolerance, 30)
+  t.equal(resolveOptions({ ...base, auth: { ...auth, clockTolerance: 0 } }).auth!.clockTolerance, 0)
+  const { verify, ...noWay } = auth
+  void verify
+  t.equal(resolveOptions({ ...base, auth: { ...noWay, authenticate: async () => {}, clockTolerance: 300 } }).auth!.clockTolerance, 300)
+  refused(t, { auth: { ...auth, clockTolerance: 301 } }, "fastify-sake: option 'auth.clockTolerance' must be an integer from 0 to 300 (seconds of clock skew allowed on exp, nbf and a future auth_time), got 301 (number)")
 })
 
 t.test('auth.hideForbidden and auth.metadata', async (t) => {

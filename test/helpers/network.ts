@@ -144,8 +144,12 @@ export async function getStream (url: string, sessionId: string, lastEventId?: s
 
 export interface RawRequest {
   port: number
-  /** Exactly the headers sent, Host among them if given (fetch would not let us set Host). */
-  headers: Record<string, string>
+  /**
+   * Exactly the headers sent, Host among them if given (fetch would not let us set Host); or the
+   * header lines as sent, `[name, value, name, value...]`, where a name may come twice (then give
+   * Host and Content-Length too: Node adds neither).
+   */
+  headers: Record<string, string> | readonly string[]
   /** Where to connect; default 127.0.0.1. */
   address?: string
   path?: string

@@ -301,6 +301,7 @@ export function taskStoreContract (t: Test, name: string, make: Maker<TaskStoreS
     const now = Date.now()
     const full: TaskRecord = {
       ...task('full', { createdAt: now - 1000 }),
+      tool: 'export_report',
       protocolVersion: '2025-11-25',
       sessionId: SID,
       status: 'input_required',

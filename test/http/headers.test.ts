@@ -1,11 +1,13 @@
 // Mcp-Param-{Name} headers (SEP-2243 x-mcp-header): each must mirror its argument exactly, after
 // base64-sentinel decoding and, for integers, numeric comparison. Required in the modern era; in a
-// 2025 session they are checked only when the client sends them.
+// 2025 session they are checked only when the client sends them. A header a gateway routes on, sent
+// on two field lines (which Node joins), is refused naming it.
 import t, { type Test } from 'tap'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, InjectOptions } from 'fastify'
 import { Type } from '../../lib/index.js'
+import { checkOnce } from '../../lib/http/headers.js'
 import { build } from '../helpers/app.js'
-import { openSession, modernCall, send, sessionPost } from '../helpers/requests.js'
+import { openSession, modernCall, send, sessionPost, type Answer } from '../helpers/requests.js'
 import { captureLog } from '../helpers/logs.js'
 
 const log = captureLog()
@@ -150,6 +152,54 @@ t.test('legacy: Mcp-Param headers are checked only when sent', async (t) => {
   t.equal(stray.status, 400, 'a header without its argument is refused')
   t.equal(stray.body.error.code, -32020)
   t.match(stray.body.error.message, /Mcp-Param-Precision header is present but argument 'precision' is not in the body/)
+})
+
+/** `options` with header `name` sent on several lines (light-my-request, as Node, joins them with ', ' and keeps each in rawHeaders). */
+function repeated (options: InjectOptions, name: string, values: string[]): InjectOptions {
+  return { ...options, headers: { ...options.headers as Record<string, string>, [name]: values as unknown as string } }
+}
+
+function refusedAsRepeated (t: Test, res: Answer, display: string, label: string): void {
+  t.equal(res.status, 400, `${label}: HTTP 400`)
+  t.equal(res.body.error.code, -32020, `${label}: -32020`)
+  t.match(res.body.error.message, new RegExp(`^Header mismatch: ${display} header is sent on 2 field lines, which are read as one value `), `${label}: names ${display}`)
+}
+
+t.test('checkOnce: only a value with a comma is looked up in rawHeaders, names compared case-insensitively', async (t) => {
+  const raw = ['Mcp-Param-Region', 'us', 'host', 'x', 'mcp-param-REGION', 'eu', 'mcp-param-regio', 'n']
+  t.doesNotThrow(() => { checkOnce(raw, 'mcp-param-region', 'Mcp-Param-Region', undefined) }, 'absent')
+  t.doesNotThrow(() => { checkOnce(raw, 'mcp-param-region', 'Mcp-Param-Region', 'us') }, 'no comma: rawHeaders is not read')
+  t.doesNotThrow(() => { checkOnce(['Mcp-Param-Region', 'us, eu'], 'mcp-param-region', 'Mcp-Param-Region', 'us, eu') }, 'one line holding a comma')
+  t.throws(() => { checkOnce(raw, 'mcp-param-region', 'Mcp-Param-Region', 'us, eu') }, {
+    code: -32020,
+    status: 400,
+    message: "Header mismatch: Mcp-Param-Region header is sent on 2 field lines, which are read as one value 'us, eu'; a gateway may read the first alone: send it once"
+  })
+  t.throws(() => { checkOnce(['mcp-method', 'a', 'Mcp-Method', 'b', 'MCP-METHOD', 'c'], 'mcp-method', 'Mcp-Method', 'a, b, c') }, { message: /^Header mismatch: Mcp-Method header is sent on 3 field lines/ })
+})
+
+t.test('modern: a header sent on two lines is refused naming it, even when the joined value matches the body', async (t) => {
+  refusedAsRepeated(t, await send(app, repeated(modernCall('forecast', { region: 'us, eu' }, {}, 'r1'), 'mcp-param-region', ['us', 'eu'])), 'Mcp-Param-Region', 'Mcp-Param-Region')
+  await accepted(t, { region: 'us, eu' }, { 'mcp-param-region': 'us, eu' }, 'one line holding a comma')
+  refusedAsRepeated(t, await send(app, repeated(modernCall('forecast', {}, {}, 'r2'), 'mcp-method', ['tools/call', 'tools/call'])), 'Mcp-Method', 'Mcp-Method')
+  refusedAsRepeated(t, await send(app, repeated(modernCall('forecast', {}, {}, 'r3'), 'mcp-name', ['forecast', 'forecast'])), 'Mcp-Name', 'Mcp-Name')
+  refusedAsRepeated(t, await send(app, repeated(modernCall('forecast', {}, {}, 'r4'), 'mcp-protocol-version', ['2026-07-28', '2026-07-28'])), 'MCP-Protocol-Version', 'MCP-Protocol-Version')
+})
+
+t.test('legacy: a repeated Mcp-Session-Id or MCP-Protocol-Version is refused before the session is looked up, on POST, GET and DELETE', async (t) => {
+  const session = await openSession(app, '2025-11-25')
+  const list = sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/list' })
+  refusedAsRepeated(t, await send(app, repeated(list, 'mcp-session-id', [session, session])), 'Mcp-Session-Id', 'POST Mcp-Session-Id')
+  refusedAsRepeated(t, await send(app, repeated(list, 'mcp-protocol-version', ['2025-11-25', '2025-11-25'])), 'MCP-Protocol-Version', 'POST MCP-Protocol-Version')
+  const batch = sessionPost(session, '2025-11-25', [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }])
+  refusedAsRepeated(t, await send(app, repeated(batch, 'mcp-session-id', [session, 'other'])), 'Mcp-Session-Id', 'a batch')
+  const call = sessionPost(session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'forecast', arguments: { region: 'us, eu' } } })
+  refusedAsRepeated(t, await send(app, repeated(call, 'mcp-param-region', ['us', 'eu'])), 'Mcp-Param-Region', 'a 2025 call that sends Mcp-Param-Region')
+  for (const method of ['GET', 'DELETE'] as const) {
+    const res = await send(app, { method, url: '/mcp', headers: { accept: 'text/event-stream', 'mcp-session-id': [session, 'other'] as unknown as string } })
+    refusedAsRepeated(t, res, 'Mcp-Session-Id', method)
+  }
+  t.equal((await send(app, list)).status, 200, 'the session is still there')
 })
 
 t.test('no header refusal was logged as an error', async (t) => {

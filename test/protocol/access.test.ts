@@ -7,6 +7,11 @@ import { InsufficientScopeError, Type, definePrompt } from '../../lib/index.js'
 import { openSession, sessionPost, modernRequest, rpc } from '../helpers/requests.js'
 import { sseMessages } from '../helpers/sse.js'
 import { METADATA_URL, authApp, bearer, startIssuer } from '../helpers/tokens.js'
+import { CLOCK_SKEW, refusalOf, taskRefusalOf } from '../../lib/protocol/access.js'
+import { AccessRefusal } from '../../lib/errors.js'
+import type { TaskRecord } from '../../lib/state/task-store.js'
+import { Registry } from '../../lib/define/registry.js'
+import type { AuthInfo } from '../../lib/spec/types.js'
 
 t.test('a missing scope is 403 with one challenge naming every scope the tool needs', async (t) => {
   const issuer = await startIssuer(t)
@@ -121,6 +126,63 @@ t.test('step-up: acr not listed, or a sign-in too old, is 401 insufficient_user_
   t.equal(old.headers['www-authenticate'], `Bearer error="insufficient_user_authentication", max_age=60, resource_metadata="${METADATA_URL}", error_description="A stronger or more recent authentication is required"`)
   t.same(rpc(old).error!.data, { error: 'insufficient_user_authentication', maxAge: 60 })
   t.match(rpc(old).error!.message, /needs a sign-in at most 60 seconds old;/)
+})
+
+t.test('step-up: an auth_time later than now plus the clock skew is refused as a sign-in not recent enough', async (t) => {
+  const issuer = await startIssuer(t)
+  const now = Math.floor(Date.now() / 1000)
+  const call = (token: string): ReturnType<typeof modernRequest> => modernRequest('tools/call', { name: 'recent_only', arguments: {} }, bearer(token))
+  const app = await authApp(issuer)
+  for (const [what, authTime] of [['an hour ahead', now + 3600], ['in milliseconds', Date.now()], ['31 s ahead', now + 31]] as const) {
+    const res = await app.inject(call(await issuer.sign({ auth_time: authTime })))
+    t.equal(res.statusCode, 401, what)
+    t.equal(res.headers['www-authenticate'], `Bearer error="insufficient_user_authentication", max_age=60, resource_metadata="${METADATA_URL}", error_description="A stronger or more recent authentication is required"`, what)
+    t.same(rpc(res).error!.data, { error: 'insufficient_user_authentication', maxAge: 60 }, what)
+  }
+  const ahead = await issuer.sign({ auth_time: now + 20 })
+  t.equal(rpc(await app.inject(call(ahead))).result.content[0].text, 'fresh', 'within the default 30 s of skew')
+  t.equal(rpc(await app.inject(modernRequest('tools/call', { name: 'list_issues', arguments: {} }, bearer(await issuer.sign({ auth_time: now + 3600 }))))).result.content[0].text,
+    'issues for alice', 'a tool without maxAge does not read auth_time: the token stays good for it')
+  const strict = await authApp(issuer, { clockTolerance: 0 })
+  t.equal((await strict.inject(call(ahead))).statusCode, 401, 'auth.clockTolerance: 0 allows no skew')
+  const lenient = await authApp(issuer, { clockTolerance: 120 })
+  t.equal(rpc(await lenient.inject(call(await issuer.sign({ auth_time: now + 100 })))).result.content[0].text, 'fresh', 'auth.clockTolerance: 120')
+})
+
+t.test('refusalOf: maxAge against the skew and the clock it is given', async (t) => {
+  const registry = new Registry(new Map([['issues:read', 'Read issues']]))
+  const tool = registry.addTool({ name: 'fresh', authentication: { maxAge: 10 }, execute: () => 'x' })
+  const caller = (authTime: number | undefined): AuthInfo => ({ subject: 'a', scopes: [], acr: undefined, authTime, expiresAt: undefined, claims: {} })
+  const now = 1_000_000
+  t.equal(refusalOf(tool, caller(now - 10), 0, now), undefined, 'exactly maxAge old')
+  t.equal(refusalOf(tool, caller(now - 11), 0, now)?.reason, 'insufficient_user_authentication', 'older than maxAge')
+  t.equal(refusalOf(tool, caller(now + 5), 5, now), undefined, 'ahead by the skew')
+  t.equal(refusalOf(tool, caller(now + 6), 5, now)?.reason, 'insufficient_user_authentication', 'ahead by more than the skew')
+  t.equal(refusalOf(tool, caller(undefined), 5, now)?.reason, 'insufficient_user_authentication', 'none')
+  t.equal(CLOCK_SKEW, 30)
+  t.equal(refusalOf(tool, caller(Date.now() / 1000 + 20)), undefined, 'by default: 30 s of skew against the clock')
+  t.equal(refusalOf(tool, caller(Date.now()))?.reason, 'insufficient_user_authentication', 'by default: milliseconds are far ahead')
+})
+
+t.test('taskRefusalOf: what the task\'s tool asks, of whoever reads the task; a tool not served here is refused', async (t) => {
+  const registry = new Registry(new Map([['issues:write', 'Change issues']]))
+  registry.addTool({ name: 'export', scope: 'issues:write', task: 'optional', execute: () => 'x' })
+  registry.addTool({ name: 'fresh', authentication: { maxAge: 10 }, task: 'optional', execute: () => 'x' })
+  registry.addTool({ name: 'open', task: 'optional', execute: () => 'x' })
+  const caller = (scopes: string[], authTime?: number): AuthInfo => ({ subject: 'a', scopes, acr: undefined, authTime, expiresAt: undefined, claims: {} })
+  const record = (tool: string | undefined): TaskRecord => ({ taskId: 't-1', version: 0, owner: 'sub:a', tool, protocolVersion: '2026-07-28', status: 'completed', createdAt: 0, lastUpdatedAt: 0, ttl: 1000 })
+  const now = Date.now() / 1000
+  t.match(taskRefusalOf(registry, record('export'), caller([]), 30), { reason: 'insufficient_scope', status: 403, scopes: ['issues:write'], message: /^Forbidden: tool 'export' needs the scope issues:write/ })
+  t.equal(taskRefusalOf(registry, record('export'), caller(['issues:write']), 30), undefined)
+  t.match(taskRefusalOf(registry, record('fresh'), caller([], now + 3600), 30), { reason: 'insufficient_user_authentication', status: 401, maxAge: 10 })
+  t.equal(taskRefusalOf(registry, record('fresh'), caller([], now), 30), undefined)
+  t.equal(taskRefusalOf(registry, record('open'), caller([]), 30), undefined, 'a tool that asks nothing')
+  t.match(taskRefusalOf(registry, record('gone'), caller(['issues:write']), 30), {
+    code: -32602,
+    message: 'Invalid params: task "t-1" was made by tool \'gone\', which this server does not serve: what that tool asks of a caller cannot be checked, so the task cannot be read here'
+  })
+  t.match(taskRefusalOf(registry, record(undefined), caller(['issues:write']), 30), { code: -32602, message: /^Invalid params: task "t-1" does not record the tool that made it: / })
+  t.notOk(taskRefusalOf(registry, record('gone'), caller([]), 30) instanceof AccessRefusal, 'not a refusal by scope: there is no challenge to give')
 })
 
 t.test('2025 sessions: the same 403 on a tools/call, in every legacy version', async (t) => {

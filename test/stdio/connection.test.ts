@@ -337,6 +337,23 @@ t.test('a caller: every call is checked against its scopes; without one, nothing
   t.same((await open.request(1, 'tools/call', { name: 'guarded', arguments: {}, _meta: MODERN })).result.content, [{ type: 'text', text: 'written' }], 'no caller: the process owner may call anything')
 })
 
+t.test("a caller: a task asks what its tool's call asked of every caller that reads it; an authTime ahead is no recent sign-in", async (t) => {
+  const server = await app()
+  server.registerTool({ name: 'guarded_task', scope: 'notes:write', task: 'optional', execute: () => 'the notes' })
+  server.registerTool({ name: 'fresh', authentication: { maxAge: 60 }, execute: () => 'fresh' })
+  const now = Math.floor(Date.now() / 1000)
+  const writer = await stdioPeer(t, server, { caller: { subject: 'dev', scopes: 'notes:write', authTime: now } })
+  const reader = await stdioPeer(t, server, { caller: { subject: 'dev', scopes: [], authTime: now + 3600 } })
+  const meta = { ...MODERN, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } }
+  const { taskId } = (await writer.request(1, 'tools/call', { name: 'guarded_task', arguments: {}, _meta: meta })).result
+  const refused = await reader.request(1, 'tasks/get', { taskId, _meta: meta })
+  t.equal(refused.error.code, -32600, 'the same subject, without the scope: the call\'s own refusal')
+  t.equal(refused.error.message, "Forbidden: tool 'guarded_task' needs the scope notes:write, which the access token does not grant")
+  t.equal((await writer.request(2, 'tasks/get', { taskId, _meta: meta })).result.taskId, taskId)
+  t.match((await reader.request(2, 'tools/call', { name: 'fresh', arguments: {}, _meta: MODERN })).error, { code: -32600, data: { error: 'insufficient_user_authentication', maxAge: 60 } }, 'an authTime an hour ahead')
+  t.same((await writer.request(3, 'tools/call', { name: 'fresh', arguments: {}, _meta: MODERN })).result.content, [{ type: 'text', text: 'fresh' }])
+})
+
 t.test('the input ends: the calls in flight stop and answer, the session ends, and (closeOnEnd) the app closes', async (t) => {
   const server = await app()
   let closed = false

@@ -7,7 +7,7 @@ import { ProtocolError } from '../../errors.js'
 import { INVALID_PARAMS } from '../../spec/jsonrpc.js'
 import type { Call } from '../call.js'
 import type { ServerContext } from '../server.js'
-import { declaresTasks, missingExtension } from './tasks.js'
+import { declaresTasks, missingExtension, readable } from './tasks.js'
 
 function uriOf (call: Call): string {
   const uri = call.params.uri
@@ -93,15 +93,20 @@ export function readFilter (params: Record<string, unknown>): SubscriptionFilter
 
 /**
  * The filter of a `subscriptions/listen` request: `readFilter`, with `taskIds` narrowed to the
- * caller's own tasks (another's, or an unknown id, is left out of the acknowledgement, as the
- * extension lets a server choose), and -32021 when it asks for tasks without declaring the extension.
+ * caller's own tasks that its token may read (another's, an unknown id, or one of a tool whose
+ * scope or step-up the token lacks, is left out of the acknowledgement, as the extension lets a
+ * server choose), and -32021 when it asks for tasks without declaring the extension.
  */
 export async function listenFilter (server: ServerContext, call: Call): Promise<SubscriptionFilter> {
   const filter = readFilter(call.params)
   if (filter.taskIds === undefined) return filter
   if (!declaresTasks(call)) throw missingExtension('notifications.taskIds of subscriptions/listen')
   const own: string[] = []
-  for (const taskId of filter.taskIds) if (await server.tasks.find(call, taskId) !== undefined) own.push(taskId)
+  for (const taskId of filter.taskIds) {
+    // its notifications carry what tasks/get answers: only tasks this token may read
+    const record = await server.tasks.find(call, taskId)
+    if (record !== undefined && readable(server, call, record)) own.push(taskId)
+  }
   if (own.length > 0) filter.taskIds = own
   else delete filter.taskIds
   return filter

@@ -3,7 +3,7 @@
  * `tasks/get`, `tasks/update`, `tasks/cancel` (both eras), `tasks/result` and `tasks/list`
  * (2025-11-25). The lifecycle is `tasks/lifecycle.ts`; questions inside a task, `tasks/questions.ts`.
  */
-import { ProtocolError } from '../../errors.js'
+import { AccessRefusal, ProtocolError } from '../../errors.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
 import { hasLegacyTasks, legacyVersionsWith } from '../../spec/eras.js'
@@ -13,6 +13,7 @@ import { describe, isObject } from '../../values.js'
 import type { CompiledTool } from '../../define/tool.js'
 import type { Call } from '../call.js'
 import type { ServerContext } from '../server.js'
+import { taskRefusalOf } from '../access.js'
 import { resultJson } from '../results.js'
 import { ownerOf, type Outcome } from '../tasks/lifecycle.js'
 import { relay } from '../tasks/questions.js'
@@ -142,12 +143,35 @@ function unknownTask (taskId: string): ProtocolError {
   return new ProtocolError(INVALID_PARAMS, `Invalid params: unknown task ${JSON.stringify(taskId)} (it never existed, expired, or is not yours)`)
 }
 
-/** The caller's own record, or -32602: another principal's task is as unknown as a made-up id. */
+/**
+ * The caller's own record, or -32602: another principal's task is as unknown as a made-up id. With
+ * a caller known, the token must also do what the task's tool call asked (scopes, step-up), or it
+ * gets that call's own refusal (403/401 and its challenge over HTTP), before anything of the task
+ * is answered or a stream opens.
+ */
 async function recordOf (server: ServerContext, call: Call): Promise<TaskRecord> {
   const taskId = taskIdOf(call)
   const record = await server.tasks.find(call, taskId)
   if (record === undefined) throw unknownTask(taskId)
+  const refusal = refusalFor(server, call, record)
+  if (refusal !== undefined) {
+    // as the edge logs a refused call: who was refused what, at info; never the task id, which
+    // the message of an unknown tool holds
+    const why = refusal instanceof AccessRefusal ? refusal.message : 'the tool that made the task is not served here'
+    call.transport.log.info({ subject: call.auth!.subject, tool: record.tool }, `fastify-sake: refused ${call.method}: ${why}`)
+    throw refusal
+  }
   return record
+}
+
+/** Why this call's caller may not read `record` (`protocol/access.ts`); never with no caller known (auth off, stdio without `caller`). */
+function refusalFor (server: ServerContext, call: Call, record: TaskRecord): ProtocolError | undefined {
+  return call.auth === undefined ? undefined : taskRefusalOf(server.registry, record, call.auth, server.clockSkew)
+}
+
+/** Whether this call's caller may read `record`: `tasks/list` and a listen's `taskIds` leave out the others. */
+export function readable (server: ServerContext, call: Call, record: TaskRecord): boolean {
+  return refusalFor(server, call, record) === undefined
 }
 
 export async function getTask (server: ServerContext, call: Call): Promise<string> {
@@ -182,7 +206,9 @@ export async function listTasks (server: ServerContext, call: Call): Promise<str
   if (cursor !== undefined && typeof cursor !== 'string') throw new ProtocolError(INVALID_PARAMS, `Invalid params: "cursor" must be a string, got ${describe(cursor)}`)
   const page = await server.tasks.store.list(ownerOf(call), cursor, server.tasks.pageSize)
   if (page === undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: unknown cursor ${JSON.stringify(cursor)}; start again without a cursor`)
-  const result: Record<string, unknown> = { tasks: page.tasks.map(taskWire) }
+  // a page may come out shorter than pageSize (tasks of tools this token may not call are left
+  // out): its nextCursor still says whether more follow
+  const result: Record<string, unknown> = { tasks: page.tasks.filter((record) => readable(server, call, record)).map(taskWire) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return JSON.stringify(result)
 }

@@ -151,6 +151,8 @@ export class Tasks {
       version: 0,
       owner: ownerOf(call),
       caller,
+      // what the call asked of its caller is asked again of whoever reads the task (methods/tasks.ts)
+      tool: call.target?.kind === 'tool' ? call.target.name : undefined,
       protocolVersion: call.protocolVersion,
       sessionId: call.era === 'legacy' ? call.sessionId : undefined,
       status: 'working',

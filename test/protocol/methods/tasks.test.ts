@@ -7,7 +7,7 @@ import { Type, toolError, withMeta, InsufficientScopeError, StoreUnavailableErro
 import { build, until } from '../../helpers/app.js'
 import { captureLog } from '../../helpers/logs.js'
 import { openSession, sessionPost, send, modernCall, modernRequest } from '../../helpers/requests.js'
-import { authApp, bearer, startIssuer } from '../../helpers/tokens.js'
+import { RESOURCE, SCOPES, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
 import { MemoryTaskStore } from '../../../lib/state/memory-task-store.js'
 import { MemoryBus } from '../../../lib/state/memory-bus.js'
 
@@ -495,4 +495,53 @@ t.test('2026-07-28: a full store refuses another caller\'s new task with 503 and
   t.equal(full.headers['retry-after'], '30')
   t.equal(full.body.error.code, -32603)
   t.equal(full.body.error.message, 'Service Unavailable: the server already holds 1 tasks (running, or finished and kept until their ttl), the most tasks.maxTasks allows; try again later')
+})
+
+t.test("with a caller known, a task asks of every token that reads it what its tool's call asked; a tool not served here is refused", async (t) => {
+  const issuer = await startIssuer(t)
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const log = captureLog({ level: 'info' })
+  const server = await build({
+    scopes: SCOPES,
+    auth: { resource: RESOURCE, authorizationServers: [issuer.issuer], jwks: issuer.jwks },
+    tasks: { store },
+    tools: [
+      { name: 'admin_export', scope: 'issues:admin', task: 'optional', execute: () => 'the admin export' },
+      { name: 'anyone', task: 'optional', execute: () => 'for anyone' }
+    ] as any
+  }, { logger: log.logger })
+  t.teardown(async () => { await server.close(); store.close() })
+  const admin = bearer(await issuer.sign({ scope: 'issues:read issues:admin' }))
+  const reader = bearer(await issuer.sign({ scope: 'issues:read' }))
+  const session = await openSession(server, V, { headers: admin })
+  const secret = (await send(server, sessionPost(session, V, call(1, 'admin_export', { task: {} }), admin))).body.result.task.taskId
+  const open = (await send(server, sessionPost(session, V, call(2, 'anyone', { task: {} }), reader))).body.result.task.taskId
+  t.equal(store.get(secret)!.tool, 'admin_export', 'the record names its tool')
+
+  for (const [id, method] of [[3, 'tasks/get'], [4, 'tasks/result'], [5, 'tasks/cancel']] as const) {
+    const refused = await send(server, sessionPost(session, V, req(id, method, { taskId: secret }), reader))
+    t.equal(refused.status, 403, method)
+    t.match(refused.headers['www-authenticate'], /^Bearer error="insufficient_scope", scope="issues:admin"/, method)
+    t.equal(refused.body.error.message, "Forbidden: tool 'admin_export' needs the scope issues:admin, which the access token does not grant", method)
+  }
+  const line = log.lines.find((entry) => entry.msg?.startsWith('fastify-sake: refused tasks/get:') === true)
+  t.match(line, { subject: 'alice', tool: 'admin_export', msg: "fastify-sake: refused tasks/get: Forbidden: tool 'admin_export' needs the scope issues:admin, which the access token does not grant" })
+  t.same((await send(server, sessionPost(session, V, req(6, 'tasks/list', {}), reader))).body.result.tasks.map((task: any) => task.taskId), [open], 'tasks/list: only what the token may read')
+  t.equal((await send(server, sessionPost(session, V, req(7, 'tasks/result', { taskId: secret }), admin))).body.result.content[0].text, 'the admin export')
+  const modernRefused = await send(server, modernRequest('tasks/get', { taskId: secret, _meta: EXT }, { ...reader, 'mcp-name': secret }))
+  t.equal(modernRefused.status, 403, '2026-07-28 tasks/get: the same 403')
+
+  // a task whose tool this server does not serve (removed by a deploy, or made by another version on a shared store)
+  const now = Date.now()
+  const base = { version: 0, owner: 'sub:alice', protocolVersion: V, status: 'completed' as const, createdAt: now, lastUpdatedAt: now, ttl: 60_000, result: { content: [{ type: 'text', text: 'old secret' }] } }
+  store.create({ ...base, taskId: 'made-by-gone', tool: 'gone' })
+  store.create({ ...base, taskId: 'made-before' })
+  const gone = await send(server, sessionPost(session, V, req(8, 'tasks/result', { taskId: 'made-by-gone' }), admin))
+  t.equal(gone.body.error.code, -32602)
+  t.equal(gone.body.error.message, "Invalid params: task \"made-by-gone\" was made by tool 'gone', which this server does not serve: what that tool asks of a caller cannot be checked, so the task cannot be read here")
+  t.match((await send(server, sessionPost(session, V, req(9, 'tasks/get', { taskId: 'made-before' }), admin))).body.error.message, /does not record the tool that made it/)
+  t.ok(log.lines.some((entry) => entry.msg === 'fastify-sake: refused tasks/result: the tool that made the task is not served here' && entry.tool === 'gone'))
+  t.notOk(log.lines.some((entry) => JSON.stringify(entry).includes('made-by-gone')), 'the task id stays out of the log')
+  const listed = (await send(server, sessionPost(session, V, req(10, 'tasks/list', {}), admin))).body.result.tasks.map((task: any) => task.taskId)
+  t.same(listed, [secret, open], 'tasks/list leaves them out too')
 })

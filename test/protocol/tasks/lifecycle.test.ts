@@ -39,6 +39,16 @@ t.test('owners: the subject, else the session, else anonymous', async (t) => {
   t.equal(ownerOf({} as unknown as Call), 'anonymous')
 })
 
+t.test('a task records the tool whose call made it, for its readers to be asked what that call asked', async (t) => {
+  const store = new MemoryTaskStore({ maxTasks: 10 })
+  const lifecycle = tasks({ store })
+  const made = (await lifecycle.start({ ...call, target: { kind: 'tool', name: 'export_report' } } as unknown as Call, 1000, never))!
+  t.equal(made.tool, 'export_report')
+  t.equal(store.get(made.taskId)!.tool, 'export_report', 'stored')
+  t.equal((await lifecycle.start(call, 1000, never))!.tool, undefined, 'a call that names no tool: none')
+  await lifecycle.close()
+})
+
 t.test('grant caps the ttl and fills in the default', async (t) => {
   const lifecycle = tasks()
   t.equal(lifecycle.grant(undefined), 10_000)
