@@ -34,7 +34,7 @@ async function serve (t: Test, options: Partial<SakeOptions> = {}, setup: (app: 
   const close = closeListening(app)
   await app.listen({ host, port: 0 })
   t.teardown(close)
-  return { url: `http://${host}:${portOf(app)}/mcp`, port: portOf(app), runs: () => runs }
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${portOf(app)}/mcp`, port: portOf(app), runs: () => runs }
 }
 
 /** A 2026-07-28 tools/call of `run` from inside the namespace, with these headers over the client's own (Host and Origin, say). */
@@ -76,6 +76,16 @@ t.test('the finding: Host and Origin evil.example from another machine are refus
   const twice = await call(server.url, { origin: [`http://${ns.hostAddress}:${server.port}`, 'http://evil.example'] })
   t.equal(twice.status, 403, 'two Origin lines: not one origin')
   t.equal(server.runs(), 0, 'the tool never ran')
+})
+
+t.test('over IPv6 alike: a foreign Origin refused, the service\'s own bracketed address welcomed by allowedHosts', async (t) => {
+  const own = `[${ns.hostAddress6}]`
+  const server = await serve(t, { allowedHosts: [own] }, async () => {}, ns.hostAddress6)
+  const refused = await call(server.url, { host: `${own}:${server.port}`, origin: 'http://evil.example' })
+  t.equal(refused.status, 403)
+  t.equal(refused.body.error.message, refusal('http://evil.example'))
+  t.equal((await call(server.url, { host: `${own}:${server.port}`, origin: `http://${own}:${server.port}` })).status, 200)
+  t.equal(server.runs(), 1)
 })
 
 t.test('a 2025 initialize with a foreign Origin opens no session', async (t) => {

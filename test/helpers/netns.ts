@@ -1,12 +1,14 @@
 // A network namespace joined to ours by a veth pair, so that a test reaches an app over a real
 // connection that is not loopback, as a client on the LAN or in a container would: the app listens
-// on our end's address (10.231.x.y+1), the client runs inside the namespace (10.231.x.y+2) with
-// `ip netns exec`. Needs root and iproute2 (`ip`; scripts/system-deps.mjs installs it, .ci/run runs
-// as root); a machine where the namespace cannot be made fails the test, naming why, never skips it.
+// on our end's address (10.231.x.y+1, or fd31:0:<n>::1), the client runs inside the namespace
+// (10.231.x.y+2, fd31:0:<n>::2) with `ip netns exec`. Needs root and iproute2 (`ip`:
+// scripts/system-deps.mjs installs it, .ci/run runs as root); a machine where the namespace cannot
+// be made fails the test, naming why, never skips it.
 //
-// Parallel test files (tap runs two at a time, and other checkouts may run beside) each claim a /30
-// of 10.231.0.0/16: the namespace's name carries its index, and `ip netns add` of a name that exists
-// fails, so creating the namespace is the claim. Only what the helper made is torn down.
+// Parallel test files (tap runs two at a time, and other checkouts may run beside) each claim one
+// index n: the /30 10.231.0.0/16 holds at 4n and the /64 fd31:0:<n>::/64. The namespace's name
+// carries n, and `ip netns add` of a name that exists fails, so creating the namespace is the
+// claim. Only what the helper made is torn down.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomInt } from 'node:crypto'
 import type { Test } from 'tap'
@@ -40,6 +42,10 @@ export interface Netns {
   readonly hostAddress: string
   /** The namespace's end: where its requests come from. */
   readonly address: string
+  /** Our end's IPv6 address (unique local, fd31::/16), unbracketed. */
+  readonly hostAddress6: string
+  /** The namespace's IPv6 address, unbracketed. */
+  readonly address6: string
   /** Runs a command inside the namespace, killed after `timeout` ms (default 10 s). */
   run (command: string, args: readonly string[], options?: { timeout?: number }): Promise<Ran>
   /** One HTTP request from inside the namespace (node:http, no agent pooling): the status, headers and body. */
@@ -97,6 +103,8 @@ export async function createNetns (t: Test): Promise<Netns> {
     const network = (index & 63) * 4
     const hostAddress = `${subnet}${network + 1}`
     const address = `${subnet}${network + 2}`
+    const hostAddress6 = `fd31:0:${index.toString(16)}::1`
+    const address6 = `fd31:0:${index.toString(16)}::2`
     const children = new Set<ChildProcess>()
     t.teardown(() => {
       for (const child of children) child.kill('SIGKILL')
@@ -107,8 +115,11 @@ export async function createNetns (t: Test): Promise<Netns> {
     must(['link', 'add', outside, 'type', 'veth', 'peer', 'name', inside])
     must(['link', 'set', inside, 'netns', name])
     must(['addr', 'add', `${hostAddress}/30`, 'dev', outside])
+    // nodad: usable at once, not after duplicate address detection (nothing else is on this link)
+    must(['addr', 'add', `${hostAddress6}/64`, 'dev', outside, 'nodad'])
     must(['link', 'set', outside, 'up'])
     must(['-n', name, 'addr', 'add', `${address}/30`, 'dev', inside])
+    must(['-n', name, 'addr', 'add', `${address6}/64`, 'dev', inside, 'nodad'])
     must(['-n', name, 'link', 'set', inside, 'up'])
     must(['-n', name, 'link', 'set', 'lo', 'up'])
 
@@ -137,7 +148,7 @@ export async function createNetns (t: Test): Promise<Netns> {
       return { status, headers, body }
     }
 
-    return { name, hostAddress, address, run, request }
+    return { name, hostAddress, address, hostAddress6, address6, run, request }
   }
   throw new Error(`no free subnet of 10.231.0.0/16 after ${TRIES} tries (namespaces sake-<n> left over? ip netns list)`)
 }
