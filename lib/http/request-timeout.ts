@@ -28,6 +28,6 @@ export function warnOnRequestTimeout (app: FastifyInstance): void {
     if (reachable.length === 0) return
     warned.add(server)
     const addresses = reachable.map((one) => one.family === 'IPv6' ? `[${one.address}]:${one.port}` : `${one.address}:${one.port}`)
-    app.log.warn({ addresses }, `fastify-sake: Fastify's requestTimeout is 0 (its default: no limit) and the server listens on ${addresses.join(', ')}, where other machines reach it: a client that sends its request slowly holds its connection open for ever. Set it when you create the app, Fastify({ requestTimeout: 30_000 }); see fastify-sake's docs/production.md`)
+    app.log.warn({ addresses }, `fastify-sake: Fastify's requestTimeout is 0 (its default: no limit) and the server listens on ${addresses.join(', ')}, where other machines reach it: a client that sends its request slowly holds its connection open for ever. Set it when you create the app, Fastify({ requestTimeout: 60_000 }); see https://github.com/fastify-sake/fastify-sake/blob/main/docs/production.md`)
   })
 }

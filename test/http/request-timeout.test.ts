@@ -35,7 +35,7 @@ t.test('listening where other machines reach it with requestTimeout 0: one warn 
   t.equal(found.length, 1)
   const port = (found[0]!.addresses as string[])[0]!.split(':')[1]
   t.same(found[0]!.addresses, [`${ns.hostAddress}:${port}`])
-  t.equal(found[0]!.msg, `fastify-sake: Fastify's requestTimeout is 0 (its default: no limit) and the server listens on ${ns.hostAddress}:${port}, where other machines reach it: a client that sends its request slowly holds its connection open for ever. Set it when you create the app, Fastify({ requestTimeout: 30_000 }); see fastify-sake's docs/production.md`)
+  t.equal(found[0]!.msg, `fastify-sake: Fastify's requestTimeout is 0 (its default: no limit) and the server listens on ${ns.hostAddress}:${port}, where other machines reach it: a client that sends its request slowly holds its connection open for ever. Set it when you create the app, Fastify({ requestTimeout: 60_000 }); see https://github.com/fastify-sake/fastify-sake/blob/main/docs/production.md`)
 })
 
 t.test('an IPv6 address is shown in brackets', async (t) => {
