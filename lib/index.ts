@@ -36,6 +36,7 @@ import { collectRouteTools } from './http/route-tools/collect.js'
 import { routeToolInfo } from './http/route-tools/run.js'
 import { Streams } from './http/streams/streams.js'
 import { Shutdown } from './http/shutdown.js'
+import { warnOnRequestTimeout } from './http/request-timeout.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { Metrics } from './http/metrics.js'
 import { mcpView } from './mcp-view.js'
@@ -123,6 +124,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     registry.seal()
     server.lists.build()
   })
+  // Fastify's requestTimeout 0 (its default) on an address other machines reach: one warn line (docs/production.md)
+  warnOnRequestTimeout(app)
   // a rolling deploy: no new requests, calls in flight finish within closeTimeout, open streams are
   // handed over or ended (they would hold server.close() forever), tasks finish or fail. Nothing
   // here waits: the host's own preClose hooks run next, then Fastify's server.close() waits for the

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm test` runs this first (the `pretest` script): the system programs the tests drive for
 // real, Debian's redis-server (the Redis store tests start their own servers), chromium (the MCP
-// Apps browser test), haproxy and nginx (the gateway recipes of gateway/, test/e2e/gateway.test.ts),
-// installed with apt-get when they are missing and this runs as root, as CI does; otherwise it
-// says what to install and fails, since those tests would fail anyway. Installing haproxy or nginx
-// may start it as a service (nginx then holds port 80): the tests start their own on free ports.
+// Apps browser test), haproxy and nginx (the gateway recipes of gateway/, test/e2e/gateway.test.ts)
+// and iproute2's `ip` (a network namespace whose client is not on loopback, test/helpers/netns.ts,
+// which also needs root), installed with apt-get when they are missing and this runs as root, as
+// CI does; otherwise it says what to install and fails, since those tests would fail anyway.
+// Installing haproxy or nginx may start it as a service (nginx then holds port 80): the tests start
+// their own on free ports.
 //
 // It also installs hosts/ (`npm ci --prefix hosts`) when its node_modules is missing or older than
 // its lockfile: the MCP Inspector and the Node 22 it requires, which test/e2e/stdio.test.ts drives
@@ -33,7 +35,8 @@ const needed = [
   { pkg: 'redis-server', present: () => spawnSync('redis-server', ['--version']).error === undefined },
   { pkg: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') },
   { pkg: 'haproxy', present: () => onPathOrSbin('haproxy') },
-  { pkg: 'nginx', present: () => onPathOrSbin('nginx') }
+  { pkg: 'nginx', present: () => onPathOrSbin('nginx') },
+  { pkg: 'iproute2', present: () => onPathOrSbin('ip') }
 ]
 const missing = needed.filter((one) => !one.present()).map((one) => one.pkg)
 if (missing.length === 0) process.exit(0)

@@ -1,9 +1,11 @@
 /**
  * DNS-rebinding protection: the `Host` and `Origin` checks of the MCP routes' `onRequest` hook.
  *
- * A page on evil.example can rebind its name to 127.0.0.1 and make the victim's browser POST to a
- * local MCP server: the request then carries `Host: evil.example` (and `Origin: http://evil.example`),
- * which no local client sends. So on a loopback connection, by default, only loopback names pass.
+ * A page on evil.example can rebind its name to 127.0.0.1 (or to a LAN or container address) and
+ * make the victim's browser POST to an MCP server it can reach: the request then carries
+ * `Host: evil.example` and `Origin: http://evil.example`. So on a loopback connection, by default,
+ * only loopback names pass; on any other connection an `Origin`, when sent, must be welcomed by the
+ * operator: listed in `allowedOrigins`, or naming a host of `allowedHosts` (the service's own names).
  * Explicit lists replace the default and apply to every connection; `false` turns a check off.
  * `allowedOrigins` may also be the host's own decision: a function, or `'cors'` (what the host's
  * `@fastify/cors` allowed), so that a browser app's origins live in one list.
@@ -54,25 +56,30 @@ export function originEntry (entry: unknown): { value: string } | { problem: str
 }
 
 /**
- * The origin a value names when it is exactly an origin as browsers send it (`scheme://host[:port]`:
- * no path, no trailing slash, no default port), lower-cased; undefined otherwise, 'null' included.
+ * The URL of a value that is exactly an origin as browsers send it (`scheme://host[:port]`: no path,
+ * no trailing slash, no default port, any case); undefined otherwise, 'null' (an opaque origin) included.
  */
-function parseOrigin (value: string): string | undefined {
-  let origin: string
+function originUrl (value: string): URL | undefined {
+  let url: URL
   try {
-    origin = new URL(value).origin
+    url = new URL(value)
   } catch {
     return undefined
   }
-  return origin !== 'null' && origin === value.toLowerCase() ? origin : undefined
+  return url.origin !== 'null' && url.origin === value.toLowerCase() ? url : undefined
+}
+
+/** The origin a value names (see originUrl), lower-cased; undefined when it is not one. */
+function parseOrigin (value: string): string | undefined {
+  return originUrl(value)?.origin
 }
 
 /** The host's own Origin check: the `Origin` as sent, and the request; true accepts. Synchronous. */
 export type OriginCheck = (origin: string, request: FastifyRequest) => boolean
 
 /**
- * The resolved policy: a list of accepted values, `false` (no check), or `undefined` (the loopback
- * default); for origins also the host's function, or `'cors'` (the host's `@fastify/cors` decides).
+ * The resolved policy: a list of accepted values, `false` (no check), or `undefined` (the default);
+ * for origins also the host's function, or `'cors'` (the host's `@fastify/cors` decides).
  */
 export interface OriginPolicy {
   readonly allowedHosts: readonly string[] | false | undefined
@@ -94,12 +101,29 @@ function hostAllowed (list: readonly string[] | undefined, value: string): boole
   return list.includes(host.name) || (host.port !== '' && list.includes(`${host.name}:${host.port}`))
 }
 
-function originAllowed (list: readonly string[] | undefined, value: string): boolean {
+function originAllowed (list: readonly string[], value: string): boolean {
   const origin = parseOrigin(value)
-  if (origin === undefined) return false
-  if (list !== undefined) return list.includes(origin)
-  const url = new URL(origin)
-  return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname)
+  return origin !== undefined && list.includes(origin)
+}
+
+/** The default on a loopback connection: an http(s) origin of a loopback name, on any port. */
+function loopbackOrigin (value: string): boolean {
+  const url = originUrl(value)
+  return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname)
+}
+
+/**
+ * The default on any other connection: an http(s) origin whose host, with its port (explicit, else
+ * the scheme's default), `allowedHosts` accepts, as it would accept that `Host`: the operator named
+ * those hosts as the service's own, so a page they serve is welcome. Without a list, no origin is.
+ */
+function ownHostOrigin (hosts: readonly string[] | false | undefined, value: string): boolean {
+  if (hosts === undefined || hosts === false) return false
+  const url = originUrl(value)
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return false
+  // WHATWG URL: hostname lower-cased, IPv6 bracketed, as allowedHosts entries are normalised
+  const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80'
+  return hosts.includes(url.hostname) || hosts.includes(`${url.hostname}:${port}`)
 }
 
 /**
@@ -121,20 +145,31 @@ function checkAllowed (allowed: OriginCheck, request: FastifyRequest, origin: st
   throw new TypeError(`fastify-sake: the allowedOrigins function returned ${shown} for Origin ${JSON.stringify(origin)}; it must return true or false, synchronously`)
 }
 
-type OriginTest = (request: FastifyRequest, reply: FastifyReply, origin: string) => boolean
+/** `local`: the connection arrived on a loopback address (asked only when the default applies). */
+type OriginTest = (request: FastifyRequest, reply: FastifyReply, origin: string, local: boolean) => boolean
 
 /** How a sent `Origin` is judged under the policy; undefined when it is not (`false`). */
-function originTest (allowed: OriginPolicy['allowedOrigins']): OriginTest | undefined {
+function originTest (policy: OriginPolicy): OriginTest | undefined {
+  const { allowedHosts, allowedOrigins: allowed } = policy
   if (allowed === false) return undefined
   if (allowed === 'cors') return (_request, reply, origin) => corsAllowed(reply, origin)
   if (typeof allowed === 'function') return (request, _reply, origin) => checkAllowed(allowed, request, origin)
-  return (_request, _reply, origin) => originAllowed(allowed, origin)
+  if (allowed !== undefined) return (_request, _reply, origin) => originAllowed(allowed, origin)
+  return (_request, _reply, origin, local) => local ? loopbackOrigin(origin) : ownHostOrigin(allowedHosts, origin)
 }
 
-function forbidden (what: string, value: string): ProtocolError {
+function forbidden (what: string, value: string, hint = ''): ProtocolError {
   // the value is the client's, shown back to it: JSON.stringify keeps control characters visible
-  return new ProtocolError(INVALID_REQUEST, `Forbidden: ${what} ${JSON.stringify(value)} is not allowed`, 403)
+  return new ProtocolError(INVALID_REQUEST, `Forbidden: ${what} ${JSON.stringify(value)} is not allowed${hint}`, 403)
 }
+
+/**
+ * What the default's refusal off loopback tells the client (a browser's developer, most likely),
+ * naming the options that welcome an origin; `null` (a sandboxed frame, a file: page, a redirect)
+ * cannot be listed, only a function may accept it.
+ */
+const OFF_LOOPBACK_HINT = "; list it in allowedOrigins (or set allowedOrigins: 'cors' to follow @fastify/cors), or its host in allowedHosts if it is this service's own name (DNS-rebinding protection)"
+const NULL_HINT = '; an opaque origin (a sandboxed frame, a file: page) is accepted only by an allowedOrigins function (DNS-rebinding protection)'
 
 /** Per connection, whether it arrived on a loopback address: a keep-alive connection is asked once. */
 const loopbackSockets = new WeakMap<object, boolean>()
@@ -162,12 +197,14 @@ export function originGuard (policy: OriginPolicy): onRequestHookHandler | undef
   const { allowedHosts, allowedOrigins } = policy
   if (allowedHosts === false && allowedOrigins === false) return undefined
   let acceptedHost: string | undefined
-  const originOk = originTest(allowedOrigins)
+  const originOk = originTest(policy)
   const originRefused = allowedOrigins === 'cors'
     ? "fastify-sake: refused a request whose Origin the host's CORS setup does not allow (allowedOrigins: 'cors': no Access-Control-Allow-Origin for it on the reply, as @fastify/cors sets in its onRequest hook; DNS-rebinding protection)"
     : 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)'
+  const elsewhereRefused = "fastify-sake: refused a request whose Origin is not allowed on a connection from another machine: welcome it with allowedOrigins (a list, 'cors' or a function) or name the service's own hosts in allowedHosts (DNS-rebinding protection)"
   const check = (request: FastifyRequest, reply: FastifyReply): ProtocolError | undefined => {
-    // the defaults (undefined) guard loopback connections only: elsewhere there is no local server to rebind to
+    // the Host default guards loopback connections only (a public service answers to names the
+    // plugin cannot know); the Origin default guards every connection, loopback names on loopback
     const local = (allowedHosts === undefined || allowedOrigins === undefined) && onLoopback(request)
     if (allowedHosts !== false && (allowedHosts !== undefined || local)) {
       const host = request.host
@@ -180,12 +217,14 @@ export function originGuard (policy: OriginPolicy): onRequestHookHandler | undef
       }
     }
     const origin = headerValue(request.headers, 'origin')
-    // no Origin: not a browser's cross-origin request (non-browser clients send none)
-    if (origin !== undefined && originOk !== undefined && (allowedOrigins !== undefined || local)) {
-      if (!originOk(request, reply, origin)) {
-        request.log.info({ origin }, originRefused)
-        return forbidden('Origin', origin)
+    // no Origin: not a browser's request (non-browser clients send none; a browser sends one on every POST)
+    if (origin !== undefined && originOk !== undefined && !originOk(request, reply, origin, local)) {
+      if (allowedOrigins === undefined && !local) {
+        request.log.info({ origin }, elsewhereRefused)
+        return forbidden('Origin', origin, origin === 'null' ? NULL_HINT : OFF_LOOPBACK_HINT)
       }
+      request.log.info({ origin }, originRefused)
+      return forbidden('Origin', origin)
     }
     return undefined
   }

@@ -133,10 +133,10 @@ async function status (app: FastifyInstance, headers: Record<string, string | un
 const REMOTE = '203.0.113.7'
 
 t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (t) => {
-  t.test('the default never applies off loopback: any Host and Origin pass', async (t) => {
+  t.test('the Host default never applies off loopback: any Host passes', async (t) => {
     const app = await build()
     t.teardown(() => app.close())
-    t.equal((await status(app, { host: 'evil.example.com', origin: 'http://evil.example.com' }, REMOTE)).status, 200)
+    t.equal((await status(app, { host: 'evil.example.com' }, REMOTE)).status, 200)
   })
 
   t.test('allowedHosts: names match any port, name:port only that port, case-insensitively', async (t) => {
@@ -150,9 +150,10 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
       t.equal(answer.status, 403, `${host} refused`)
       t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: Host ${JSON.stringify(host)} is not allowed` } })
     }
-    // an explicit Host list leaves the Origin default, which guards loopback connections only
-    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' }, REMOTE)).status, 200, 'Origin unchecked off loopback')
-    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 403, 'and checked on loopback')
+    // an explicit Host list leaves the Origin default: off loopback it welcomes the listed hosts' origins only
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'https://mcp.example.com' }, REMOTE)).status, 200, 'a listed host\'s origin off loopback')
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' }, REMOTE)).status, 403, 'another Origin off loopback')
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'http://evil.example.com' })).status, 403, 'and on loopback')
   })
 
   t.test('allowedOrigins: exact origins; a request without Origin passes', async (t) => {
@@ -210,6 +211,107 @@ t.test('explicit lists, through app.inject (was origin/explicit-lists)', async (
     await status(app, { origin: 'https://evil.example.com' })
     const line = lines.find((l) => /DNS-rebinding/.test(l.msg ?? ''))
     t.match(line, { level: 30, origin: 'https://evil.example.com', msg: 'fastify-sake: refused a request whose Origin is not allowed (DNS-rebinding protection)' })
+  })
+})
+
+/** The 403 the Origin default answers off loopback: it names the options that welcome an origin. */
+function refusedElsewhere (origin: string): string {
+  const hint = origin === 'null'
+    ? 'an opaque origin (a sandboxed frame, a file: page) is accepted only by an allowedOrigins function'
+    : "list it in allowedOrigins (or set allowedOrigins: 'cors' to follow @fastify/cors), or its host in allowedHosts if it is this service's own name"
+  return `Forbidden: Origin ${JSON.stringify(origin)} is not allowed; ${hint} (DNS-rebinding protection)`
+}
+
+// the finding itself over a real connection from another network namespace: test/e2e/hostile-origin.test.ts
+t.test('the Origin default off loopback, through app.inject (issue 40, item 4)', async (t) => {
+  t.test('an Origin nothing welcomes is 403 naming the options; without Origin any Host passes', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    for (const origin of ['http://evil.example', 'https://evil.example:8443', 'http://localhost:5173', 'http://127.0.0.1', 'null']) {
+      const answer = await status(app, { host: 'evil.example', origin }, REMOTE)
+      t.equal(answer.status, 403, origin)
+      t.same(answer.body, { jsonrpc: '2.0', id: null, error: { code: -32600, message: refusedElsewhere(origin) } }, origin)
+    }
+    t.equal((await status(app, { host: 'evil.example' }, REMOTE)).status, 200, 'no Origin: a non-browser client')
+    t.equal((await status(app, { host: 'mcp.example.com' }, '::ffff:10.0.0.1')).status, 200)
+  })
+
+  t.test('malformed and repeated Origins are refused as any other', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    for (const origin of ['', 'not an origin', 'http://evil.example/', 'http://evil.example/path', 'http://user@evil.example', '*', 'file:///etc/passwd']) {
+      const answer = await status(app, { origin }, REMOTE)
+      t.equal(answer.status, 403, JSON.stringify(origin))
+      t.equal(answer.body.error.message, refusedElsewhere(origin))
+    }
+    // two Origin lines arrive joined (Node joins a repeated header it has no rule for): not one origin
+    const request = post(discover, discoverHeaders)
+    const headers: Record<string, string | string[]> = { ...request.headers as Record<string, string>, origin: ['https://mcp.example.com', 'http://evil.example'] }
+    const twice = await send(app, { ...request, headers, remoteAddress: REMOTE })
+    t.equal(twice.status, 403)
+    t.equal(twice.body.error.message, refusedElsewhere('https://mcp.example.com, http://evil.example'))
+  })
+
+  t.test('allowedHosts welcomes the origins of its hosts: the name on any port, name:port on that port (the scheme\'s default included)', async (t) => {
+    const app = await build({ allowedHosts: ['mcp.example.com', 'api.example.com:443', 'admin.example.com:8443', '10.0.0.5', '[fd00::5]:3000'] })
+    t.teardown(() => app.close())
+    const host = 'mcp.example.com'
+    for (const origin of ['https://mcp.example.com', 'http://mcp.example.com', 'http://mcp.example.com:8080', 'HTTPS://MCP.Example.com', 'https://api.example.com', 'https://admin.example.com:8443', 'http://10.0.0.5:3000', 'http://[fd00::5]:3000']) {
+      t.equal((await status(app, { host, origin }, REMOTE)).status, 200, origin)
+    }
+    for (const origin of ['http://api.example.com', 'https://api.example.com:8443', 'https://admin.example.com', 'https://mcp.example.com.evil.example', 'https://evil.mcp.example.com', 'ftp://mcp.example.com', 'ws://mcp.example.com', 'http://[fd00::5]', 'https://mcp.example.com/app', 'null']) {
+      const answer = await status(app, { host, origin }, REMOTE)
+      t.equal(answer.status, 403, origin)
+      t.equal(answer.body.error.message, refusedElsewhere(origin))
+    }
+  })
+
+  t.test('allowedHosts: false leaves no name to welcome: every Origin off loopback is refused', async (t) => {
+    const app = await build({ allowedHosts: false })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'https://mcp.example.com' }, REMOTE)).status, 403)
+    t.equal((await status(app, { host: 'mcp.example.com' }, REMOTE)).status, 200)
+  })
+
+  t.test('an explicit allowedOrigins decides alone, as before: allowedHosts adds no origin to it', async (t) => {
+    const app = await build({ allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] })
+    t.teardown(() => app.close())
+    const host = 'mcp.example.com'
+    t.equal((await status(app, { host, origin: 'https://app.example.com' }, REMOTE)).status, 200)
+    const answer = await status(app, { host, origin: 'https://mcp.example.com' }, REMOTE)
+    t.equal(answer.status, 403)
+    t.equal(answer.body.error.message, 'Forbidden: Origin "https://mcp.example.com" is not allowed', 'the list the operator gave is the one refusing')
+  })
+
+  t.test("allowedOrigins: 'cors' welcomes off loopback what @fastify/cors allows", async (t) => {
+    const app = await browserApp()
+    t.teardown(() => app.close())
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'https://app.example.com' }, REMOTE)).status, 200)
+    t.equal((await status(app, { host: 'mcp.example.com', origin: 'https://evil.example' }, REMOTE)).status, 403)
+  })
+
+  t.test('allowedOrigins: false still turns the Origin check off, off loopback too', async (t) => {
+    const app = await build({ allowedOrigins: false })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { host: 'evil.example', origin: 'http://evil.example' }, REMOTE)).status, 200)
+  })
+
+  t.test('loopback is as it was: loopback origins only, even for an allowedHosts name, with the message of before', async (t) => {
+    const app = await build({ allowedHosts: ['mcp.example.com', 'localhost'] })
+    t.teardown(() => app.close())
+    t.equal((await status(app, { host: 'localhost', origin: 'http://localhost:5173' })).status, 200)
+    const answer = await status(app, { host: 'mcp.example.com', origin: 'https://mcp.example.com' })
+    t.equal(answer.status, 403)
+    t.equal(answer.body.error.message, 'Forbidden: Origin "https://mcp.example.com" is not allowed')
+  })
+
+  t.test('a refusal off loopback is logged at info, naming the options', async (t) => {
+    const { logger, lines } = captureLog({ level: 'info' })
+    const app = await build({}, { logger })
+    t.teardown(() => app.close())
+    await status(app, { origin: 'http://evil.example' }, REMOTE)
+    const line = lines.find((l) => /DNS-rebinding/.test(l.msg ?? ''))
+    t.match(line, { level: 30, origin: 'http://evil.example', msg: /^fastify-sake: refused a request whose Origin is not allowed on a connection from another machine: welcome it with allowedOrigins \(a list, 'cors' or a function\) or name the service's own hosts in allowedHosts/ })
   })
 })
 
