@@ -1,5 +1,5 @@
 /** `tools/list` and `tools/call`, for both eras. */
-import { AccessRefusal, ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, ToolError } from '../../errors.js'
+import { AccessRefusal, ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, QuotaExceededError, ToolError } from '../../errors.js'
 import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { describe, isThenable } from '../../values.js'
@@ -263,6 +263,8 @@ function thrown (tool: CompiledTool, err: unknown, call: Call, ctx: CallContext)
   if (err instanceof MissingCapabilityError) return missing(tool, call, err)
   // the tool found it needs more than its declared scopes: refused as a declared scope is
   if (err instanceof InsufficientScopeError) throw AccessRefusal.scope(err.scopes, `tool '${tool.name}'`)
+  // a question the quotas refused (the caller has as many waiting as it may): the call is refused with it
+  if (err instanceof QuotaExceededError) throw err
   if (err instanceof ClientInputError) {
     ctx.log.warn({ err }, `tool '${tool.name}': a question to the client failed`)
     return errorResult(`Tool '${tool.name}': ${err.message}`)
