@@ -146,7 +146,7 @@ t.test('sessions: 10,000 initialize from one caller: 100 kept, 9,900 refused wit
   t.equal(used.status, 200, "the victim's session, idle through the flood, answers")
   t.same(used.body.result.content, [{ type: 'text', text: 'done' }])
   await served.app.mcp.listChanged('tools')
-  t.match(await get.message(2000), { method: 'notifications/tools/list_changed' }, "and its GET stream still hears the server")
+  t.match(await get.message(2000), { method: 'notifications/tools/list_changed' }, 'and its GET stream still hears the server')
   t.equal((await post(served.url, fromAddress('198.51.100.8'), initialize())).status, 200, 'a third caller opens a session')
 })
 
