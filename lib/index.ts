@@ -109,7 +109,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
     await app.ready()
     const transport = new StdioTransport({
-      server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota
+      server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota, maxBatchItems: options.maxBatchItems
     }, { input, output, logger: app.log })
     stdioOpen.add(transport)
     // the client closed stdin: it is done with this process, which may now exit

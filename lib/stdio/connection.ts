@@ -63,6 +63,8 @@ export interface StdioSettings {
   readonly closeTimeout: number
   /** The open streams each caller holds (a 2026-07-28 listen is one), shared with the server's HTTP streams. */
   readonly streams: Quota
+  /** Most messages in one batch (`maxBatchItems`). */
+  readonly maxBatchItems: number
 }
 
 /** A request running here, until its answer is written. */
@@ -444,6 +446,11 @@ export class StdioConnection {
     }
     if (items.length === 0) {
       this.send(JSON.stringify(errorBody(null, new ProtocolError(INVALID_REQUEST, 'Invalid Request: the batch is empty'))))
+      return
+    }
+    const most = this.settings.maxBatchItems
+    if (items.length > most) {
+      this.send(JSON.stringify(errorBody(null, new ProtocolError(INVALID_REQUEST, `Invalid Request: the batch holds ${items.length} messages, more than maxBatchItems (${most}) allows; send fewer at a time`))))
       return
     }
     const answers: Array<Promise<string | undefined>> = []

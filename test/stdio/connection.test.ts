@@ -297,6 +297,39 @@ t.test('2025-03-26: a batch is answered as one array; elsewhere a batch is refus
   t.notOk(peer.lines.slice(before + 1).some(Array.isArray), 'a batch of notifications answers nothing')
 })
 
+t.test('a batch holds at most maxBatchItems messages over stdio too', async (t) => {
+  const peer = await stdioPeer(t, await app({ maxBatchItems: 2 }))
+  await initialize(peer, '2025-03-26')
+  const ping = (id: number): Record<string, unknown> => ({ jsonrpc: '2.0', id, method: 'ping' })
+  peer.send([ping(1), ping(2)])
+  t.same((await peer.next(Array.isArray, 'at the bound: answered')).map((item: any) => item.id), [1, 2])
+  peer.send([ping(3), ping(4), ping(5)])
+  const refused = await peer.next((line) => line.error !== undefined, 'one past it: refused')
+  t.same(refused, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the batch holds 3 messages, more than maxBatchItems (2) allows; send fewer at a time' } })
+})
+
+t.test('listens count as open streams of the caller: at the bound refused, a cancel or a bad filter gives the place back', async (t) => {
+  const log = captureLog({ level: 'warn' })
+  const server = await app({ streams: { maxStreams: 10, maxPerCaller: 2 } }, { logger: log.logger })
+  const peer = await stdioPeer(t, server)
+  for (const id of ['s1', 's2']) {
+    peer.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN } })
+    await peer.next((line) => line.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === id, `listen ${id} acknowledged`)
+  }
+  const refused = await peer.request('s3', 'subscriptions/listen', { notifications: { toolsListChanged: true }, _meta: MODERN })
+  t.same(refused.error, {
+    code: -32600,
+    message: 'Too Many Requests: this caller already holds 2 open event streams, the most streams.maxPerCaller allows; close a stream (a GET stream, a subscriptions/listen, a streamed call), then try again',
+    data: { limit: 'streams', bound: 'caller', max: 2, option: 'streams.maxPerCaller' }
+  })
+  t.match(log.lines.find((line) => line.msg?.startsWith('fastify-sake: refused:') === true), { caller: 'stdio', limit: 'streams' }, 'the process owner is the caller, logged')
+  peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 's1', _meta: MODERN } })
+  const bad = await peer.request('s4', 'subscriptions/listen', { notifications: { toolsListChanged: 'yes' }, _meta: MODERN })
+  t.equal(bad.error.code, -32602, 'a cancelled listen gave its place back; a bad filter is its own error')
+  peer.send({ jsonrpc: '2.0', id: 's5', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN } })
+  await peer.next((line) => line.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === 's5', 'and so did the refused filter: s5 opens')
+})
+
 t.test('2026-07-28 subscriptions/listen: acknowledged, tagged, ended by a cancel or by the app\'s close', async (t) => {
   const server = await app()
   const peer = await stdioPeer(t, server)
