@@ -91,7 +91,11 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   // Redis across a fleet), open streams and waiting questions here, where they are held
   const streamQuota = new Quota('streams', { perCaller: options.streams.maxPerCaller, total: options.streams.maxStreams })
   const questionQuota = new Quota('questions', { perCaller: options.questions.maxPerCaller, total: options.questions.maxQuestions })
-  const legacy = new Sessions(sessions, bus, liveness, inbox, { sessions: { perCaller: options.sessions.maxPerCaller, total: options.sessions.maxSessions }, questions: questionQuota })
+  const legacy = new Sessions(sessions, bus, liveness, inbox, {
+    sessions: { perCaller: options.sessions.maxPerCaller, total: options.sessions.maxSessions },
+    questions: questionQuota,
+    alone: options.redis === undefined && options.bus === undefined
+  })
   const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, liveness, quota: streamQuota })
   // a fleet's survivors end what a dead instance was running (only on a shared store: in memory there is no other instance)
   const fleet = new Fleet(liveness, server.tasks, events, app.log)

@@ -841,7 +841,7 @@ async function probeHttp (app) {
   await show('h Host [::1] allowed', app.inject(modern('server/discover', {}, { headers: { host: '[::1]:3000' } })))
   await show('h Origin not allowed, legacy initialize', app.inject(post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, { origin: 'http://evil.example' })))
   await show('h Origin not allowed, GET', app.inject({ method: 'GET', url: '/mcp', headers: { origin: 'http://evil.example' } }))
-  await show('h non-loopback connection: Origin not checked', app.inject(modern('server/discover', {}, { headers: { origin: 'http://evil.example', host: 'evil.example', 'x-probe-local': '10.1.2.3' } })))
+  await show('h non-loopback connection: Origin refused (no allowedOrigins)', app.inject(modern('server/discover', {}, { headers: { origin: 'http://evil.example', host: 'evil.example', 'x-probe-local': '10.1.2.3' } })))
   await show('h IPv4-mapped loopback connection: Origin checked', app.inject(modern('server/discover', {}, { headers: { origin: 'http://evil.example', 'x-probe-local': '::ffff:127.0.0.1' } })))
   await show('h GET other route', app.inject({ method: 'GET', url: '/elsewhere' }))
 

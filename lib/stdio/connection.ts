@@ -428,9 +428,10 @@ export class StdioConnection {
     }
     try {
       await sessions.answered(this.session.id, inbound.responseId, answerOf(inbound.result, inbound.error), log)
-    /* c8 ignore next 3 -- only a fleet refuses an answer (the asking instance died: 410; the inbox failed: 503); stdio serves one process, whose questions are its own */
     } catch (err) {
-      log.warn({ err, id: inbound.responseId }, 'fastify-sake: a response to a question on stdio could not be delivered; dropped')
+      // no question waits for it (400), or in a fleet its asker died (410) or the inbox failed (503):
+      // over stdio there is no status to answer with
+      log.warn({ err, id: inbound.responseId }, 'fastify-sake: a response to a question on stdio was refused; dropped')
     }
   }
 

@@ -34,6 +34,11 @@ export interface Opened {
 
 /** What bounds a server's 2025 sessions and its questions to their clients (issue 40). */
 export interface SessionLimits {
+  /**
+   * This instance is the only one (no `redis`, no bus of the host's own): an answer to a question
+   * it does not hold answers nothing anywhere, and is refused.
+   */
+  readonly alone?: boolean
   /** The session store's bounds (`sessions.maxPerCaller`, `sessions.maxSessions`), which a refusal names. */
   readonly sessions?: QuotaBounds
   /** The questions each caller has waiting on this instance (`questions.maxPerCaller`, `questions.maxQuestions`). */
@@ -48,6 +53,7 @@ export class Sessions {
   private readonly unsubscribe: () => void
   private collector: NodeJS.Timeout | undefined
   private readonly bounds: QuotaBounds
+  private readonly alone: boolean
   private collecting: Promise<void> | undefined
 
   /**
@@ -63,6 +69,7 @@ export class Sessions {
     limits: SessionLimits = {}
   ) {
     this.bounds = limits.sessions ?? { perCaller: Infinity, total: Infinity }
+    this.alone = limits.alone === true
     this.questions = new ClientRequests(liveness.instance, limits.questions, inbox)
     this.cancellations = new Cancellations(bus)
     // answers POSTed to another instance of the fleet reach the one holding the question here; a
@@ -161,7 +168,8 @@ export class Sessions {
     if (!ClientRequests.mayBeOurs(id)) throw unexpected(id)
     if (this.questions.answer(sessionId, id, answer)) return
     const asker = ClientRequests.askedBy(id)
-    if (asker === this.liveness.instance) throw unexpected(id)
+    // alone (no fleet, no bus of the host's own), no other instance can have asked it
+    if (asker === this.liveness.instance || this.alone) throw unexpected(id)
     if (!await this.liveness.alive(asker)) {
       throw new ProtocolError(INVALID_REQUEST, `Gone: the server instance that asked ${JSON.stringify(id)} stopped, and the call that asked it ended with an error; call again`, 410)
     }
