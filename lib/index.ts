@@ -21,6 +21,7 @@ import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
 import { connect } from './state/redis/connection.js'
 import { redisStores } from './state/redis/stores.js'
+import type { RedisSessionStore } from './state/redis/session-store.js'
 import { RedisLiveness, workerConnection } from './state/redis/liveness.js'
 import { MemoryLiveness, type Liveness } from './state/liveness.js'
 import { RequestStateSealer } from './state/request-state.js'
@@ -234,7 +235,7 @@ async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Pr
   }
 }
 
-function cached (store: SessionStore, bus: Bus, maxAge: number, log: FastifyBaseLogger): SessionStore {
+function cached (store: RedisSessionStore, bus: Bus, maxAge: number, log: FastifyBaseLogger): SessionStore {
   return maxAge === 0 ? store : new SessionCache(store, bus, maxAge, log)
 }
 

@@ -27,7 +27,7 @@
 import diagnostics from 'node:diagnostics_channel'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Era } from '../spec/eras.js'
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND, type RequestId } from '../spec/jsonrpc.js'
+import { INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND, type RequestId } from '../spec/jsonrpc.js'
 import type { ProtocolError } from '../errors.js'
 import { isObject } from '../values.js'
 import type { Session } from '../state/session-store.js'
@@ -62,8 +62,6 @@ export interface McpRequestTrace extends CallOutcome {
 }
 
 const channel = diagnostics.tracingChannel<unknown, McpRequestTrace>(REQUEST_CHANNEL)
-
-const INTERNAL = { code: INTERNAL_ERROR, message: 'Internal error' }
 
 /** On a request of the POST route: its message's trace, while one is being taken (see `Tracing.begin`). */
 export const kTraced = Symbol('fastify-sake.traced')
@@ -174,33 +172,6 @@ export class Tracing {
    */
   within<T> (span: StartedSpan, handler: () => T): T {
     return this.spans!.within(span, handler)
-  }
-
-  /**
-   * Runs `answer`, the whole handling of one message (`inbound`) that has no reply of its own to
-   * end the trace with, traced and measured as `trace`. (A batch's items used it; they are POSTs of
-   * their own now. Kept for a transport without Fastify's reply, such as stdio, issue 43.)
-   */
-  async run<T> (trace: McpRequestTrace, inbound: Inbound, answer: () => Promise<T>): Promise<T> {
-    const started = this.metrics?.on() === true ? performance.now() : undefined
-    const inner = async (): Promise<T> => {
-      try {
-        return await answer()
-      } catch (err) {
-        // what gets here is not a protocol error (those are answered where they happen): the
-        // endpoint's error handler answers it 500 + -32603
-        trace.rpcError ??= INTERNAL
-        throw err
-      }
-    }
-    const published = this.enabled && channel.hasSubscribers ? async () => channel.tracePromise(inner, trace) : inner
-    const traced = this.spans?.on() === true ? this.spans.run(trace, inbound, published) : published()
-    if (started === undefined) return traced
-    try {
-      return await traced
-    } finally {
-      this.metrics!.operation(trace, inbound, (performance.now() - started) / 1000)
-    }
   }
 
   /** A 2025 session ended here (its DELETE): its duration, while a meter provider is registered. */
@@ -371,21 +342,6 @@ export class Spans {
     if (trace.error !== undefined) span.recordException(trace.error as Error)
     if (span.isRecording()) this.finish(span, trace)
     span.end()
-  }
-
-  /** One message with no reply of its own, traced around `answer` (`Tracing.run`). */
-  async run<T> (trace: McpRequestTrace, inbound: Inbound, answer: () => Promise<T>): Promise<T> {
-    const started = this.start(trace, inbound)
-    let answered: T
-    try {
-      answered = await this.within(started, answer)
-    } catch (err) {
-      trace.error = err
-      this.end(started, trace)
-      throw err
-    }
-    this.end(started, trace)
-    return answered
   }
 
   /** The span's name and the attributes the message itself gives (known before it is handled). */

@@ -26,11 +26,6 @@ export class Quota {
 
   constructor (readonly limit: QuotaLimit, readonly bounds: QuotaBounds) {}
 
-  /** How many are held in all. */
-  get size (): number {
-    return this.count
-  }
-
   /** How many `caller` holds. */
   of (caller: string): number {
     return this.held.get(caller) ?? 0

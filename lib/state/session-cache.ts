@@ -25,8 +25,9 @@ export class SessionCache implements SessionStore {
   private readonly unsubscribe: () => void
 
   /** `maxSize`: the copies kept at most; the oldest goes first (a copy is cheap, a read only a round trip). */
+  /** `store`: one that bounds new sessions itself (`create`), as the plugin's Redis store does. */
   constructor (
-    private readonly store: SessionStore,
+    private readonly store: SessionStore & Pick<Required<SessionStore>, 'create'>,
     private readonly bus: Bus,
     private readonly maxAge: number,
     private readonly log: Logger,
@@ -74,7 +75,7 @@ export class SessionCache implements SessionStore {
 
   /** A new session, stored unless the store's bounds refuse it, and kept here (no other instance has a copy of it yet). */
   async create (session: Session): Promise<true | Refusal> {
-    const created = this.store.create === undefined ? (await this.store.set(session), true as const) : await this.store.create(session)
+    const created = await this.store.create(session)
     if (created === true) this.keep(session)
     return created
   }

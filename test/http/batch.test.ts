@@ -6,6 +6,7 @@ import { Type } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
 import { openSession, MODERN, post, send, sessionPost } from '../helpers/requests.js'
 import { captureLog } from '../helpers/logs.js'
+import { startRedis } from '../helpers/redis.js'
 
 const log = captureLog()
 let app: FastifyInstance
@@ -203,6 +204,23 @@ t.test("each message of a batch passes the route's and the app's hooks as a POST
   t.ok(seen.every((s) => s.id === 'batch-7'), "every item logs under the batch's request id")
   t.ok(seen.every((s) => s.ip === '203.0.113.9'), 'every item has the batch\'s request.ip (trustProxy: X-Forwarded-For passed on)')
   t.ok(seen.every((s) => s.auth === 'Bearer not-checked-here'), 'credentials pass on')
+})
+
+t.test("an answer inside a batch: one nobody waits for is dropped, the batch answered; one the store cannot take fails the batch", async (t) => {
+  const answers = await send(app, batch([{ jsonrpc: '2.0', id: 'sake-nobody-1', result: {} }, ping('after')]))
+  t.equal(answers.status, 200)
+  t.same(answers.body, [{ jsonrpc: '2.0', id: 'after', result: {} }], 'the request is answered; the stray answer dropped')
+
+  const redis = await startRedis(t)
+  const fleet = await build({ redis: { url: redis.url, timeout: 300 }, requestState: { keys: [Buffer.alloc(32, 3).toString('base64')] } })
+  t.teardown(() => fleet.close())
+  await fleet.ready()
+  const session = await openSession(fleet, '2025-03-26')
+  await redis.kill()
+  // the session is this instance's copy for a second (redis.sessionCache): the batch gets to its answer
+  const res = await send(fleet, sessionPost(session, '2025-03-26', [{ jsonrpc: '2.0', id: 'sake-elsewhere-1', result: {} }, ping(1)], { 'mcp-protocol-version': undefined }))
+  t.equal(res.status, 503, 'the fleet cannot tell whether its asker waits: the batch is refused, so that the client sends it again')
+  t.equal(res.body.error.code, -32603)
 })
 
 t.test('nothing here was logged as an error', async (t) => {

@@ -2,9 +2,10 @@
 // context, the OpenTelemetry spans (in memory, through the api's globals: test/helpers/otel.ts),
 // and the path without OpenTelemetry. The ecosystem test with @fastify/otel is test/e2e/otel.test.ts.
 import diagnostics from 'node:diagnostics_channel'
+import { EventEmitter } from 'node:events'
 import t, { type Test } from 'tap'
 import * as api from '@opentelemetry/api'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { provider, spanNamed, takeSpans } from '../helpers/otel.js'
 import { build } from '../helpers/app.js'
 import { modernCall, modernMeta, modernPost, modernRequest, openSession, send, sessionPost } from '../helpers/requests.js'
@@ -118,12 +119,28 @@ t.test('without OpenTelemetry: no span code runs, the channel still publishes', 
   t.equal(none.on(), false, 'nobody listens: the one check says no')
   const events = listen(t)
   t.equal(none.on(), true)
-  const trace: McpRequestTrace = { method: 'ping', name: undefined, era: 'modern', protocolVersion: '2026-07-28', id: 1, sessionId: undefined, request: {} as FastifyRequest }
-  t.equal(await none.run(trace, message('ping', {}), async () => 'done'), 'done')
+  const reply = { raw: new EventEmitter() }
+  let checked = false
+  none.begin(fakeRequest(), reply as unknown as FastifyReply, message('ping', {}), () => { checked = true })
+  t.ok(checked, 'the checks ran inside the trace')
+  reply.raw.emit('close')
   t.same(events.map(([name]) => name), ['start', 'end', 'asyncStart', 'asyncEnd'])
   t.same(takeSpans(), [], 'no span, though a tracer provider is registered')
   t.equal(new Tracing(false, undefined).on(), false, 'tracing: false ignores subscribers')
 })
+
+/** A span around `fn`, as the POST route makes one: started, the handler within it, ended (with what it threw). */
+async function spanAround<T> (spans: Spans, trace: McpRequestTrace, inbound: Inbound, fn: () => Promise<T>): Promise<T> {
+  const started = spans.start(trace, inbound)
+  try {
+    return await spans.within(started, fn)
+  } catch (err) {
+    trace.error = err
+    throw err
+  } finally {
+    spans.end(started, trace)
+  }
+}
 
 /** A request as Spans reads it. */
 function fakeRequest (over: { httpVersion?: string, ip?: string, remoteAddress?: string, remotePort?: number } = {}): FastifyRequest {
@@ -149,7 +166,7 @@ t.test('spans: name and attributes for each kind of target', async (t) => {
   registry.addPrompt({ name: 'greet', get: () => 'hi' })
   const spans = new Spans(api as unknown as OtelApi)
   const run = async (method: string, params: Record<string, unknown> | undefined, over: Partial<McpRequestTrace> = {}): Promise<ReturnType<typeof takeSpans>[number]> => {
-    await spans.run(traceFor(method, over), message(method, params, registry), async () => undefined)
+    await spanAround(spans, traceFor(method, over), message(method, params, registry), async () => undefined)
     const [span] = takeSpans()
     return span
   }
@@ -202,7 +219,7 @@ t.test('spans: name and attributes for each kind of target', async (t) => {
 t.test('spans: the HTTP version, and the client port only when the address is the socket\'s', async (t) => {
   const spans = new Spans(api as unknown as OtelApi)
   const attributesOf = async (request: FastifyRequest): Promise<Record<string, unknown>> => {
-    await spans.run(traceFor('ping', { request }), message('ping', {}), async () => undefined)
+    await spanAround(spans, traceFor('ping', { request }), message('ping', {}), async () => undefined)
     return takeSpans()[0].attributes
   }
   t.match(await attributesOf(fakeRequest({ httpVersion: '2.0', remotePort: 4000 })), { 'network.protocol.version': '2', 'client.address': '10.0.0.1', 'client.port': 4000 })
@@ -215,7 +232,7 @@ t.test('spans: the outcome sets error.type and the status; a client\'s mistake o
   const spans = new Spans(api as unknown as OtelApi)
   // the client's mistakes: the code is recorded, the server did not fail
   for (const code of [-32700, -32600, -32601, -32602, -32002]) {
-    await spans.run(traceFor('tools/call', { rpcError: { code, message: 'Unknown tool: x' } }), message('tools/call', {}), async () => undefined)
+    await spanAround(spans, traceFor('tools/call', { rpcError: { code, message: 'Unknown tool: x' } }), message('tools/call', {}), async () => undefined)
     const [mistake] = takeSpans()
     t.equal(mistake.attributes['rpc.response.status_code'], String(code))
     t.equal(mistake.attributes['error.type'], undefined, `${code}: no error.type`)
@@ -223,20 +240,20 @@ t.test('spans: the outcome sets error.type and the status; a client\'s mistake o
   }
   // any other code is the server's failure
   for (const code of [-32603, -32001, -32020, -32022, -32000]) {
-    await spans.run(traceFor('tools/call', { rpcError: { code, message: 'It failed' } }), message('tools/call', {}), async () => undefined)
+    await spanAround(spans, traceFor('tools/call', { rpcError: { code, message: 'It failed' } }), message('tools/call', {}), async () => undefined)
     const [rpc] = takeSpans()
     t.equal(rpc.attributes['error.type'], String(code))
     t.equal(rpc.attributes['rpc.response.status_code'], String(code))
     t.same(rpc.status, { code: api.SpanStatusCode.ERROR, message: 'It failed' }, `${code}: status ERROR with the JSON-RPC message`)
   }
-  await spans.run(traceFor('tools/call', { isError: true }), message('tools/call', {}), async () => undefined)
+  await spanAround(spans, traceFor('tools/call', { isError: true }), message('tools/call', {}), async () => undefined)
   const [tool] = takeSpans()
   t.equal(tool.attributes['error.type'], 'tool_error')
   t.equal(tool.attributes['rpc.response.status_code'], undefined)
   t.equal(tool.status.code, api.SpanStatusCode.ERROR)
-  await spans.run(traceFor('tools/call'), message('tools/call', {}), async () => undefined)
+  await spanAround(spans, traceFor('tools/call'), message('tools/call', {}), async () => undefined)
   t.equal(takeSpans()[0].status.code, api.SpanStatusCode.UNSET)
-  await t.rejects(spans.run(traceFor('ping'), message('ping', {}), async () => { throw new Error('boom') }), /boom/)
+  await t.rejects(spanAround(spans, traceFor('ping'), message('ping', {}), async () => { throw new Error('boom') }), /boom/)
   const [thrown] = takeSpans()
   t.equal(thrown.events[0].name, 'exception')
   t.equal(thrown.events[0].attributes?.['exception.message'], 'boom')
@@ -247,7 +264,7 @@ t.test('spans: the parent from _meta (traceparent, tracestate), the ambient span
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
   const meta = { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, tracestate: 'rojo=00f067aa0ba902b7', other: 1 }
   // no ambient span: the client's is the parent, nothing to link
-  await spans.run(traceFor('ping'), message('ping', { _meta: meta }), async () => undefined)
+  await spanAround(spans, traceFor('ping'), message('ping', { _meta: meta }), async () => undefined)
   const [alone] = takeSpans()
   t.equal(alone.spanContext().traceId, traceId)
   t.equal(alone.parentSpanContext?.spanId, '00f067aa0ba902b7')
@@ -258,11 +275,11 @@ t.test('spans: the parent from _meta (traceparent, tracestate), the ambient span
   const tracer = api.trace.getTracer('test')
   const outer = tracer.startSpan('outer')
   await api.context.with(api.trace.setSpan(api.context.active(), outer), async () => {
-    await spans.run(traceFor('ping'), message('ping', { _meta: meta }), async () => {
+    await spanAround(spans, traceFor('ping'), message('ping', { _meta: meta }), async () => {
       t.equal(api.trace.getActiveSpan()?.spanContext().traceId, traceId, 'the handler runs in the MCP span')
     })
     // _meta without trace context: the ambient span is the parent, not a link
-    await spans.run(traceFor('ping'), message('ping', { _meta: modernMeta() }), async () => undefined)
+    await spanAround(spans, traceFor('ping'), message('ping', { _meta: modernMeta() }), async () => undefined)
   })
   outer.end()
   const [linked, nested] = takeSpans()
@@ -286,7 +303,7 @@ t.test('spans: a span that does not record gets no attributes written at its end
     trace: { ...api.trace, getTracer: () => ({ startSpan: () => span }) }
   } as unknown as OtelApi
   const spans = new Spans(stub)
-  await spans.run(traceFor('tools/call', { rpcError: { code: -1, message: 'x' }, sessionId: 's' }), message('tools/call', {}), async () => undefined)
+  await spanAround(spans, traceFor('tools/call', { rpcError: { code: -1, message: 'x' }, sessionId: 's' }), message('tools/call', {}), async () => undefined)
   t.same(written, ['end'])
 })
 
@@ -301,7 +318,7 @@ t.test('spans: the propagators see _meta\'s keys and its string values only', as
       }
     }
   } as unknown as OtelApi
-  await new Spans(stub).run(traceFor('ping'), message('ping', { _meta: { traceparent: 'x', n: 1, o: {} } }), async () => undefined)
+  await spanAround(new Spans(stub), traceFor('ping'), message('ping', { _meta: { traceparent: 'x', n: 1, o: {} } }), async () => undefined)
   takeSpans()
   t.same(seen, [['traceparent', 'x'], ['n', undefined], ['o', undefined]])
 })

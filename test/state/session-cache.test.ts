@@ -12,14 +12,15 @@ import { sleep } from '../helpers/app.js'
 const session = (id: string, logLevel?: string): Session => ({ id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: {} }, initialized: true, ...(logLevel === undefined ? {} : { logLevel }) })
 
 /** A networked store as the cache sees one: every call a promise, and counted. */
-function counted (): { store: SessionStore, reads: string[], backing: MemorySessionStore, closed: () => boolean } {
-  const backing = new MemorySessionStore({ maxSessions: 100, idleTimeout: 60_000 })
+function counted (): { store: SessionStore & { create: NonNullable<SessionStore['create']> }, reads: string[], backing: MemorySessionStore, closed: () => boolean } {
+  const backing = new MemorySessionStore({ maxSessions: 100, maxPerCaller: 2, idleTimeout: 60_000 })
   const reads: string[] = []
   let closed = false
-  const store: SessionStore = {
-    get: async (id) => { reads.push(id); return backing.get(id) },
-    set: async (s) => { backing.set({ ...s }) },
-    delete: async (id) => { backing.delete(id) },
+  const store = {
+    get: async (id: string) => { reads.push(id); return backing.get(id) },
+    set: async (s: Session) => { backing.set({ ...s }) },
+    create: async (s: Session) => backing.create({ ...s }),
+    delete: async (id: string) => { backing.delete(id) },
     close: () => { closed = true; backing.close() }
   }
   return { store, reads, backing, closed: () => closed }
@@ -75,9 +76,10 @@ t.test('the bus drops a copy: sessionChanged and sessionEnded from another insta
 t.test('a read that a drop overtook keeps nothing: the next get reads the store', async (t) => {
   const { backing, reads } = counted()
   let release!: () => void
-  const slow: SessionStore = {
+  const slow: SessionStore & { create: NonNullable<SessionStore['create']> } = {
     get: async (id) => { reads.push(id); const found = backing.get(id); await new Promise<void>((resolve) => { release = resolve }); return found },
     set: () => {},
+    create: () => true as const,
     delete: () => {}
   }
   const bus = new MemoryBus()
@@ -140,6 +142,18 @@ t.test('at most maxSize copies, the oldest dropped first; a copy kept again move
   t.same(reads, ['b'], 'b, the oldest, went first')
 })
 
+t.test('create: a new session the store took is kept here; one it refused is not', async (t) => {
+  const { store, reads } = counted()
+  const cache = new SessionCache(store, new MemoryBus(), 60_000, logs().log)
+  t.teardown(() => cache.close())
+  t.equal(await cache.create({ ...session('a'), caller: 'ip:1' }), true)
+  t.equal(await cache.create({ ...session('b'), caller: 'ip:1' }), true)
+  t.equal(await cache.create({ ...session('c'), caller: 'ip:1' }), 'caller', "the store's refusal, as it said it")
+  t.ok(cache.get('a') !== undefined && !(cache.get('a') instanceof Promise), 'a new session served from the copy')
+  t.ok(cache.get('c') instanceof Promise, 'a refused one is not kept')
+  t.same(reads, ['c'])
+})
+
 t.test('close: no more bus, no copies, and the store closed', async (t) => {
   const { store, closed, backing } = counted()
   const bus = new MemoryBus()
@@ -151,6 +165,6 @@ t.test('close: no more bus, no copies, and the store closed', async (t) => {
   t.equal(bus.size, 0, 'unsubscribed')
   t.equal(cache.size, 0)
   t.ok(closed())
-  const bare = new SessionCache({ get: () => undefined, set: () => {}, delete: () => {} }, bus, 10, logs().log)
+  const bare = new SessionCache({ get: () => undefined, set: () => {}, create: () => true as const, delete: () => {} }, bus, 10, logs().log)
   t.equal(await bare.close(), undefined, 'a store without close')
 })

@@ -41,11 +41,11 @@ export function answerOf (result: unknown, error: unknown): ClientAnswer {
 export class ClientRequests {
   /**
    * `instance`: this instance's id in the fleet (random per process). `quota`: the questions each
-   * caller has waiting here (`questions.maxPerCaller`, `questions.maxQuestions`); none: unbounded.
+   * caller has waiting here (`questions.maxPerCaller`, `questions.maxQuestions`).
    * `inbox` (a fleet's): told of each question while it waits, so that another instance keeps an
    * answer to it, and only to it, for this one.
    */
-  constructor (private readonly instance: string, private readonly quota?: Quota, private readonly inbox?: Inbox) {}
+  constructor (private readonly instance: string, private readonly quota: Quota, private readonly inbox?: Inbox) {}
 
   /** Waiting questions by session and id. */
   private readonly pending = new Map<string, Pending>()
@@ -58,8 +58,8 @@ export class ClientRequests {
    * stream checks before it opens to ask, so that the refusal can still be the call's plain answer.
    */
   admit (caller: string, log: Logger): void {
-    const refusal = this.quota?.check(caller)
-    if (refusal !== undefined) throw this.quota!.refused(refusal, caller, log)
+    const refusal = this.quota.check(caller)
+    if (refusal !== undefined) throw this.quota.refused(refusal, caller, log)
   }
 
   /**
@@ -72,8 +72,8 @@ export class ClientRequests {
   async send (sessionId: string, write: (message: string) => boolean, method: string, params: Record<string, unknown>, options: ClientRequestOptions, asker: AskedFor, owned?: Set<string>): Promise<ClientAnswer> {
     const { timeout, signal, key } = options
     if (this.closed) throw new ClientInputError(key, method, 'cancelled', `the server is closing: ${method} ('${key}') was not sent`)
-    const refusal = this.quota?.take(asker.caller)
-    if (refusal !== undefined) throw this.quota!.refused(refusal, asker.caller, asker.log)
+    const refusal = this.quota.take(asker.caller)
+    if (refusal !== undefined) throw this.quota.refused(refusal, asker.caller, asker.log)
     const id = `sake-${this.instance}-${++this.next}`
     const slot = `${sessionId}\n${id}`
     // in a fleet, the answer may reach another instance: it keeps it only for a question that waits
@@ -82,7 +82,7 @@ export class ClientRequests {
       const cleanup = (): void => {
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
-        if (this.pending.delete(slot)) this.quota?.give(asker.caller)
+        if (this.pending.delete(slot)) this.quota.give(asker.caller)
         owned?.delete(slot)
         if (this.inbox !== undefined) void this.forget(this.inbox, id, asker.log)
       }

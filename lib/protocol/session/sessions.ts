@@ -16,7 +16,7 @@ import type { Bus } from '../../state/bus.js'
 import type { Inbox } from '../../state/inbox.js'
 import type { Liveness } from '../../state/liveness.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
-import { quotaRefusal, type Quota, type QuotaBounds } from '../../state/quota.js'
+import { Quota, quotaRefusal, type QuotaBounds } from '../../state/quota.js'
 import { isThenable } from '../../values.js'
 import { initialize } from '../methods/lifecycle.js'
 import type { ServerContext } from '../server.js'
@@ -70,7 +70,7 @@ export class Sessions {
   ) {
     this.bounds = limits.sessions ?? { perCaller: Infinity, total: Infinity }
     this.alone = limits.alone === true
-    this.questions = new ClientRequests(liveness.instance, limits.questions, inbox)
+    this.questions = new ClientRequests(liveness.instance, limits.questions ?? new Quota('questions', { perCaller: Infinity, total: Infinity }), inbox)
     this.cancellations = new Cancellations(bus)
     // answers POSTed to another instance of the fleet reach the one holding the question here; a
     // session deleted there ends the waits of its questions here (their answers cannot come)
@@ -234,7 +234,7 @@ export class Sessions {
 
 /** A response no question waits for: nothing is kept for it. */
 function unexpected (id: unknown): ProtocolError {
-  return new ProtocolError(INVALID_REQUEST, `Bad Request: no question of this server waits for an answer with id ${JSON.stringify(id) ?? 'undefined'} on this session (it was never asked, was answered already, or timed out)`, 400)
+  return new ProtocolError(INVALID_REQUEST, `Bad Request: no question of this server waits for an answer with id ${JSON.stringify(id)} on this session (it was never asked, was answered already, or timed out)`, 400)
 }
 
 function owned (session: Session | undefined, sessionId: string, subject: string | undefined, log: Logger): Session | undefined {

@@ -7,7 +7,6 @@ import type { Logger } from '../../spec/types.js'
 import type { Bus } from '../bus.js'
 import type { EventStore } from '../event-store.js'
 import type { Inbox } from '../inbox.js'
-import type { SessionStore } from '../session-store.js'
 import type { TaskStore } from '../task-store.js'
 import { RedisBus } from './bus.js'
 import type { RedisConnection } from './connection.js'
@@ -23,7 +22,7 @@ export interface RedisStoreSettings {
 }
 
 export interface RedisStores {
-  readonly sessions: SessionStore
+  readonly sessions: RedisSessionStore
   readonly events: EventStore
   readonly bus: Bus
   readonly tasks: TaskStore

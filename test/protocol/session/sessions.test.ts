@@ -225,6 +225,29 @@ t.test("an answer the asker's bus missed: taken from its inbox while its questio
   t.match(await waiting.catch((err: unknown) => err), { reason: 'cancelled' }, 'closing ends the wait')
 })
 
+t.test("an asker's inbox full of answers refuses one more with 503, until the asker takes them", async (t) => {
+  const redis = await startRedis(t)
+  const conn = await connect({ url: redis.url, prefix: 'p:', timeout: 500 }, quiet)
+  t.teardown(() => conn.close())
+  const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  const member = (instance: string) => ({ instance, alive: () => true, own () {}, release () {}, takeOver: () => [], takenOver () {} })
+  const asker = new Sessions(store, new MemoryBus(), member('a'), new RedisInbox(conn, { answers: 1, bytes: 100_000 }))
+  const receiver = new Sessions(store, new MemoryBus(), member('b'), new RedisInbox(conn, { answers: 1, bytes: 100_000 }))
+  t.teardown(() => { asker.close(); receiver.close() })
+  const ids: string[] = []
+  const asked = [0, 1].map(async (n) => await asker.questions.send('s', (message) => { ids.push(JSON.parse(message).id); return true }, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: `k${n}` }, { caller: 'test', log: quiet }))
+  for (const one of asked) one.catch(() => {})
+  await until(() => ids.length === 2, { what: 'both questions sent' })
+  await receiver.answered('s', ids[0], { result: { roots: [] } }, quiet)
+  const full = await receiver.answered('s', ids[1], { result: { roots: [] } }, quiet).catch((err: unknown) => err)
+  t.match(full, { status: 503, code: -32603, message: /^Service Unavailable: the server instance that asked this question has too many answers waiting for it/ })
+  asker.collect(20, quiet)
+  t.same(await asked[0], { result: { roots: [] } }, 'taken from the inbox')
+  await receiver.answered('s', ids[1], { result: { roots: [{ uri: 'file:///x' }] } }, quiet)
+  t.same(await asked[1], { result: { roots: [{ uri: 'file:///x' }] } }, 'the refused answer, sent again, arrives')
+})
+
 t.test('without an inbox (one instance, or a bus of the user\'s own), collect does nothing and a bus failure is an error in the log', async (t) => {
   const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
   t.teardown(() => store.close())
