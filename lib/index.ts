@@ -85,7 +85,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   })
   // the 2025 session protocol: the handshake, finding sessions, cancellations, questions to clients
   const legacy = new Sessions(sessions, bus, liveness, inbox)
-  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, liveness })
+  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, maxBuffered: options.streams.maxBuffered, liveness })
   // a fleet's survivors end what a dead instance was running (only on a shared store: in memory there is no other instance)
   const fleet = new Fleet(liveness, server.tasks, events, app.log)
   if (options.redis !== undefined) {

@@ -19,7 +19,7 @@ export class Listens {
   /** `filter`: what the request asked and may have (`listenFilter`). `tasks`: where its tasks are read. */
   listen (request: FastifyRequest, reply: FastifyReply, call: Call, filter: SubscriptionFilter, tasks: TaskStore): FastifyReply {
     if (!acceptsEventStream(request.headers.accept)) throw streamNotAcceptable
-    const conn = new SseConnection(reply, this.sse)
+    const conn = new SseConnection(reply, this.sse, { stream: 'listen' })
     const subscription = subscribe(this.bus, call.id, filter, tasks, (text) => conn.send(text), request.log)
     const entry = {
       end: () => {

@@ -58,10 +58,10 @@ export class SessionStreams {
       }
     }
     if (this.standalone.has(session.id)) return sendError(reply, null, conflict)
-    const conn = new SseConnection(reply, this.sse)
+    const conn = new SseConnection(reply, this.sse, { stream: 'get', streamId: canResume ? ownStream : undefined })
     const log = request.log
     const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log)
-    for (const event of missed?.events ?? []) if (event.message !== '') conn.send(event.message, event.id)
+    for (const event of missed?.events ?? []) if (event.message !== '') conn.replay(event.message, event.id)
     if (canResume) outbox.push('')
     const unsubscribe = this.bus.subscribe((event) => { toSession(session.id, event, this.sessions, (message) => outbox.push(message), log) })
     this.standalone.set(session.id, {
@@ -85,7 +85,7 @@ export class SessionStreams {
    * `Last-Event-ID` after a resumed stream that brought nothing).
    */
   private async resume (reply: FastifyReply, replay: Replay, lastEventId: string): Promise<FastifyReply> {
-    const conn = new SseConnection(reply, this.sse)
+    const conn = new SseConnection(reply, this.sse, { stream: 'get', streamId: replay.streamId })
     const sent = new Set<string>()
     let last = lastEventId
     let events = replay.events
@@ -93,7 +93,7 @@ export class SessionStreams {
       let answered = false
       for (const event of events) {
         if (event.message !== '') {
-          conn.send(event.message, event.id)
+          conn.replay(event.message, event.id)
           answered ||= isResponse(event.message)
         }
         sent.add(event.id)
