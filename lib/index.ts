@@ -101,7 +101,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const stdio = async (given?: StdioOptions): Promise<StdioHandle> => {
     const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
     await app.ready()
-    const transport = new StdioTransport({ server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout }, { input, output, logger: app.log })
+    const transport = new StdioTransport({ server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, maxBuffered: options.streams.maxBuffered }, { input, output, logger: app.log })
     stdioOpen.add(transport)
     // the client closed stdin: it is done with this process, which may now exit
     if (closeOnEnd) void transport.inputEnded.then(async () => { if (!shutdown.closing) await app.close() })
