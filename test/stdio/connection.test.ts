@@ -597,7 +597,7 @@ t.test('backpressure: a host that does not read gets no more notifications past 
   const warned = log.lines.filter((line) => line.msg?.includes('the stdio client reads too slowly') === true)
   t.equal(warned.length, 1, 'one line when dropping starts')
   t.match(warned[0], { level: 40, maxBuffered: 1024, msg: /: \d+ bytes unsent, over streams\.maxBuffered \(1024\); notifications are dropped until it catches up \(responses are not\)$/ })
-  t.ok(warned[0]!.buffered > 1024)
+  t.ok((warned[0]!.buffered as number) > 1024)
   input.write(JSON.stringify(call(2, 'chatty', {}, { ...MODERN, progressToken: 'c' })) + '\n')
   await until(() => lines.find((line) => line.id === 2), { what: 'the second response' })
   t.same(lines.filter((line) => line.params?.progressToken === 'c').length, 2, 'caught up: notifications go out again')
