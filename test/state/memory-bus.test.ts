@@ -4,7 +4,7 @@
 import t from 'tap'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { PassThrough } from 'node:stream'
-import { MemoryBus, SLICE_MS } from '../../lib/state/memory-bus.js'
+import { MemoryBus, SLICE_LISTENERS, SLICE_MS } from '../../lib/state/memory-bus.js'
 import type { BusEvent } from '../../lib/state/bus.js'
 
 /** Holds the thread for `us` microseconds: what one stream's write of an event costs (about 25 µs). */
@@ -34,13 +34,20 @@ t.test('MemoryBus: size counts subscriptions (the same function twice is two); c
   t.same(got, ['tools', 'tools'], 'nothing delivered after close')
 })
 
-t.test('a fan-out that fits in one slice is delivered within publish: no promise, no extra tick', async (t) => {
+t.test('a fan-out that fits in one slice is delivered within publish: no promise, no extra tick; one listener more is not', async (t) => {
   const bus = new MemoryBus()
   const got: number[] = []
-  for (let i = 0; i < 100; i++) bus.subscribe(() => { got.push(i) })
+  for (let i = 0; i < SLICE_LISTENERS; i++) bus.subscribe(() => { got.push(i) })
   t.equal(bus.publish(tools), undefined, 'publish returned nothing to wait for')
-  t.equal(got.length, 100, 'every listener had it before publish returned')
+  t.equal(got.length, SLICE_LISTENERS, 'every listener had it before publish returned')
   t.same(got, [...got].sort((a, b) => a - b), 'in subscription order')
+  got.length = 0
+  bus.subscribe(() => { got.push(SLICE_LISTENERS) })
+  const delivering = bus.publish(tools)
+  t.ok(delivering instanceof Promise, `${SLICE_LISTENERS + 1} listeners: two slices`)
+  t.equal(got.length, SLICE_LISTENERS, 'the first at once')
+  await delivering
+  t.equal(got.at(-1), SLICE_LISTENERS, 'the last one after a turn of the event loop')
 })
 
 t.test('10,000 listeners that each write an event to a stream: no event-loop turn holds more than a slice of them, and each gets each event once, in order', async (t) => {
@@ -52,7 +59,7 @@ t.test('10,000 listeners that each write an event to a stream: no event-loop tur
   const turns: number[] = []
   let turn = 0
   for (let i = 0; i < 10_000; i++) {
-    // a stream per listener, written as an open SSE stream is: the event as text, and a bit more work (about 25 µs in all)
+    // a stream per listener, written as an open SSE stream is: the event as text, and a bit more work
     const stream = new PassThrough()
     stream.resume()
     const events: BusEvent[] = []
@@ -88,10 +95,8 @@ t.test('10,000 listeners that each write an event to a stream: no event-loop tur
   const most = Math.max(...perTurn.values())
   t.comment(`10,000 listeners, 2 events: ${took.toFixed(0)} ms in all, over ${perTurn.size} turns of the event loop, at most ${most} listeners in one; worst event-loop delay ${(delay.max / 1e6).toFixed(1)} ms (slice ${SLICE_MS} ms)`)
   t.ok(got.every((events) => events.length === 2 && events[0] === tools && events[1] === prompts), 'each listener: both events, once each, in publish order')
-  // a listener costs at least 20 µs, so a slice of SLICE_MS holds at most SLICE_MS / 0.02 of them (fewer on a loaded
-  // machine, where each takes longer): counted in listeners, not in wall time, which a busy machine stretches
-  t.ok(most <= SLICE_MS / 0.02 + 1, `no turn of the event loop ran more than a slice of listeners (${most})`)
-  t.ok(perTurn.size >= 20_000 / (SLICE_MS / 0.02 + 1), 'so the fan-out took many turns, with others\' work between them')
+  t.ok(most <= SLICE_LISTENERS, `no turn of the event loop ran more than a slice of listeners (${most})`)
+  t.ok(perTurn.size >= 20_000 / SLICE_LISTENERS, 'so the fan-out took many turns, with others\' work between them')
   for (const stream of streams) stream.destroy()
 })
 
@@ -132,6 +137,22 @@ t.test('a listener that throws: the others still get the event; a small fan-out 
   t.ok(sliced instanceof Promise)
   await t.rejects(sliced as Promise<void>, { message: 'first broke' })
   t.same(got, ['tools', 'prompts', 'late prompts'])
+})
+
+t.test('a listener left for the next slice that unsubscribes meanwhile is not called', async (t) => {
+  const bus = new MemoryBus()
+  t.teardown(() => bus.close())
+  const calls: string[] = []
+  bus.subscribe(() => {
+    calls.push('slow')
+    busy((SLICE_MS + 1) * 1000)
+  })
+  const off = bus.subscribe(() => { calls.push('left') })
+  bus.subscribe(() => { calls.push('last') })
+  const delivering = bus.publish(tools)
+  off()
+  await delivering
+  t.same(calls, ['slow', 'last'])
 })
 
 t.test('close during a sliced delivery: what waits is dropped and its promises resolve; a listener that closes the bus mid-delivery', async (t) => {
