@@ -144,7 +144,7 @@ export class CallStreams {
     }
     const streamId = `${call.sessionId!}/${this.streamPrefix}${(this.streamCount++).toString(36)}`
     const conn = new SseConnection(reply, this.sse, { stream: 'call', streamId })
-    const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true, questions)
+    const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log, this.sse.maxBuffered), true, questions)
     this.live.set(streamId, stream)
     // a stream that outlives its connection is this instance's to end: if it dies, a survivor ends it
     const owned = { kind: 'stream', streamId, requestId: call.id } as const

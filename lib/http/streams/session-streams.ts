@@ -60,10 +60,10 @@ export class SessionStreams {
     if (this.standalone.has(session.id)) return sendError(reply, null, conflict)
     const conn = new SseConnection(reply, this.sse, { stream: 'get', streamId: canResume ? ownStream : undefined })
     const log = request.log
-    const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log)
+    const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log, this.sse.maxBuffered)
     for (const event of missed?.events ?? []) if (event.message !== '') conn.replay(event.message, event.id)
     if (canResume) outbox.push('')
-    const unsubscribe = this.bus.subscribe((event) => { toSession(session.id, event, this.sessions, (message) => outbox.push(message), log) })
+    const unsubscribe = this.bus.subscribe((event) => { toSession(session.id, event, this.sessions, (message) => outbox.push(message, true), log) })
     this.standalone.set(session.id, {
       end: (retryMs) => {
         if (retryMs !== undefined) conn.retry(retryMs)

@@ -40,6 +40,8 @@ export class SseConnection {
   /** That `setImmediate`, which also starts the keep-alives. */
   private flush: NodeJS.Immediate | undefined
   private readonly closeListeners: Array<() => void> = []
+  /** Characters of the events replayed on this connection, which the bound allows on top of `maxBuffered`. */
+  private replayed = 0
   /** The connection's socket, kept: Node lets go of it once the response has finished. */
   readonly socket: object | null
 
@@ -88,17 +90,14 @@ export class SseConnection {
     else this.closeListeners.push(listener)
   }
 
-  /** `bounded` false: an event the event store kept (a replay), already held and bounded there. */
-  private write (chunk: string, bounded = true): boolean {
+  private write (chunk: string): boolean {
     if (!this.open) return false
     const raw = this.reply.raw
-    if (bounded) {
-      // Node counts a string written to a socket by its length, as `pending` is counted here
-      const buffered = raw.writableLength + (this.pending?.length ?? 0)
-      if (buffered > this.options.maxBuffered) {
-        this.cut(buffered)
-        return false
-      }
+    // Node counts a string written to a socket by its length, as `pending` is counted here
+    const buffered = raw.writableLength + (this.pending?.length ?? 0)
+    if (buffered > this.options.maxBuffered + this.replayed) {
+      this.cut(buffered)
+      return false
     }
     if (this.pending === undefined) raw.write(chunk)
     else this.pending += chunk
@@ -112,10 +111,12 @@ export class SseConnection {
    */
   private cut (buffered: number): void {
     const { stream, streamId } = this.name
-    const maxBuffered = this.options.maxBuffered
+    const { maxBuffered } = this.options
+    const replayed = this.replayed
+    const allowed = replayed === 0 ? '' : ` and the ${replayed} replayed`
     const kept = streamId === undefined ? '' : '; its events stay in the event store for Last-Event-ID'
-    this.reply.log.warn({ stream, streamId, buffered, maxBuffered },
-      `fastify-sake: an event stream's client reads too slowly: ${buffered} bytes unsent, over streams.maxBuffered (${maxBuffered}); its connection is closed${kept}`)
+    this.reply.log.warn({ stream, streamId, buffered, maxBuffered, replayed },
+      `fastify-sake: an event stream's client reads too slowly: ${buffered} bytes unsent, over streams.maxBuffered (${maxBuffered})${allowed}; its connection is closed${kept}`)
     this.pending = undefined
     this.stop()
     this.reply.raw.destroy()
@@ -127,12 +128,15 @@ export class SseConnection {
   }
 
   /**
-   * Writes one event the event store kept, on a resumption: not counted against `maxBuffered` (the
-   * store holds it already, within its own bounds), so a replay larger than the bound still goes
-   * out; a client that does not read it is cut at the next live event.
+   * Writes one event the event store kept, on a resumption. The bound grows by what is replayed:
+   * the store holds those events already, within its own bounds, and a client that resumes in the
+   * middle of a call must get the replay and the live events after it even when the replay alone
+   * is over `maxBuffered`. A client that does not read them is cut all the same, at that sum.
    */
   replay (json: string, id: string): boolean {
-    return this.write(`id: ${id}\ndata: ${json}\n\n`, false)
+    const event = `id: ${id}\ndata: ${json}\n\n`
+    this.replayed += event.length
+    return this.write(event)
   }
 
   /** The 2025-11-25 priming event: an id and an empty `data`, so the client can resume from it. */

@@ -111,7 +111,7 @@ t.test('backpressure: a write that finds more than maxBuffered unsent cuts the c
   t.equal(conn.retry(1), false)
   t.equal(written.length, 2)
   t.equal(warnings.length, 1, 'one line per cut')
-  t.same(warnings[0]!.obj, { stream: 'call', streamId: undefined, buffered: 101, maxBuffered: 100 })
+  t.same(warnings[0]!.obj, { stream: 'call', streamId: undefined, buffered: 101, maxBuffered: 100, replayed: 0 })
   t.equal(warnings[0]!.msg, 'fastify-sake: an event stream\'s client reads too slowly: 101 bytes unsent, over streams.maxBuffered (100); its connection is closed')
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(closed, 1, 'the socket\'s own close changes nothing more')
@@ -134,16 +134,22 @@ t.test('backpressure: what the first turn holds counts too; a cut in the first t
   t.match(warnings[0]!.msg, /; its connection is closed; its events stay in the event store for Last-Event-ID$/)
 })
 
-t.test('backpressure: a replay is not counted against the bound (the store holds it already); the next live event finds it unsent', async (t) => {
+t.test('backpressure: a replay raises the bound by its size (the store holds it already): the live events after it go out, and a client that reads none of it is cut at the sum', async (t) => {
   const { reply, raw, written, warnings } = fakeReply()
   const conn = new SseConnection(reply, { keepAlive: 0, maxBuffered: 1024 }, { stream: 'get', streamId: 's/1' })
   for (let i = 0; i < 100; i++) t.equal(conn.replay(`{"n":${i}}`, `s/1:${i}`), true)
+  const replayed = 100 * 'id: s/1:00\ndata: {"n":00}\n\n'.length - 10 * 2 // ids and numbers under 10 are a digit shorter
+  t.equal(conn.send('{"live":1}', 's/1:100'), true, 'a live event right after a replay larger than the bound: written')
   await new Promise((resolve) => setImmediate(resolve))
-  t.equal(written.length, 1, 'the whole replay went out, as one chunk')
-  t.equal(written[0]!.split('\n\n').length - 1, 100)
-  raw.writableLength = written[0]!.length
-  t.equal(conn.send('{"live":1}', 's/1:100'), false, 'the client does not read it: cut at the next live event')
+  t.equal(written.length, 1, 'the whole replay went out, with the live event, as one chunk')
+  t.equal(written[0]!.split('\n\n').length - 1, 101)
+  raw.writableLength = 1024 + replayed
+  t.equal(conn.send('{"live":2}', 's/1:101'), true, 'unsent: the bound and the replay, not more')
+  raw.writableLength = 1024 + replayed + 1
+  t.equal(conn.send('{"live":3}', 's/1:102'), false, 'the client does not read: cut at that sum')
   t.equal(warnings.length, 1)
+  t.same(warnings[0]!.obj, { stream: 'get', streamId: 's/1', buffered: 1024 + replayed + 1, maxBuffered: 1024, replayed })
+  t.match(warnings[0]!.msg, new RegExp(`bytes unsent, over streams\\.maxBuffered \\(1024\\) and the ${replayed} replayed; its connection is closed; its events stay`))
   t.equal(conn.replay('{}', 's/1:0'), false, 'and a cut connection takes no replay either')
 })
 
