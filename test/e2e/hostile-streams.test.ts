@@ -15,7 +15,8 @@ import { captureLog, type CapturedLog, type LogLine } from '../helpers/logs.js'
 import { getStream, open, sessionOn, streamPost, type OpenStream } from '../helpers/network.js'
 import { MODERN, modernMeta } from '../helpers/requests.js'
 import { parseSseBlock, type SseEvent } from '../helpers/sse.js'
-import { sleep } from '../helpers/until.js'
+import { sleep, until } from '../helpers/until.js'
+import { startRedis } from '../helpers/redis.js'
 
 setFlagsFromString('--expose-gc')
 /** A full collection, so that heapUsed is what is alive. */
@@ -72,7 +73,7 @@ async function serve (t: Test, options: Record<string, unknown> = {}): Promise<{
  * bytes a second (what is not read waits in the kernel, whose window closes, then in the server);
  * `fast()` makes it read everything at once. It takes the chunked body apart and parses the events.
  */
-function slowClient (port: number, request: string): { events: SseEvent[], ended: Promise<void>, fast: () => void } {
+function slowClient (port: number, request: string): { events: SseEvent[], ended: Promise<void>, closed: () => boolean, fast: () => void } {
   const socket = connect(port, '127.0.0.1')
   socket.write(request)
   const events: SseEvent[] = []
@@ -126,12 +127,14 @@ function slowClient (port: number, request: string): { events: SseEvent[], ended
   }, 1000)
   // 'readable' keeps the socket in paused mode: Node reads from the kernel only up to its small buffer
   socket.on('readable', () => {})
-  const finish = (): void => { clearInterval(reader); ended() }
+  let closed = false
+  const finish = (): void => { clearInterval(reader); closed = true; ended() }
   socket.once('close', finish)
   socket.on('error', finish)
   return {
     events,
     ended: done,
+    closed: () => closed,
     fast: () => {
       clearInterval(reader)
       socket.removeAllListeners('readable')
@@ -265,6 +268,39 @@ t.test('2025-11-25: the slow client of a resumable stream is cut; the events go 
   const answer = JSON.parse(numbered.at(-1)!.data!)
   t.same(answer, { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: `sent ${flood.sent}` }] } }, 'ending with the call\'s answer')
   t.equal(JSON.parse(numbered.at(-2)!.data!).params.progress, flood.sent, 'right after the last progress the tool sent')
+})
+
+t.test('2025-11-25 over Redis: a slow client, a tool sending 10,000 events a second, and an event store a round trip away: the heap stays bounded, and the client gets the answer', async (t) => {
+  // Whether Redis keeps up with the tool, and so whether the client is cut, depends on the machine:
+  // what waits for the store is bounded (outbox.ts), what waits for the client too (sse.ts)
+  const redis = await startRedis(t)
+  const { url, port, log, flood } = await serve(t, { redis: redis.url })
+  const baseline = await warm(url)
+  const session = await sessionOn(url)
+  const client = slowClient(port, rawCall(port, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: { progressToken: 'p' } } }, {
+    'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-11-25'
+  }))
+  const measured = await measure(url, () => !flood.done, baseline)
+  report(t, measured)
+  for (const line of log.lines) if (/event store is slower|reads too slowly/.test(String(line.msg))) t.comment(line.msg)
+  // the bound: maxBuffered waiting for the store and maxBuffered for the client (with what the queue
+  // and Node keep beside the text), the Redis connection's buffers, and the noise of the other calls
+  t.ok(measured.peak - measured.baseline < 3 * 1024 * 1024, `the heap grew ${MiB(measured.peak - measured.baseline)} at most (bound: 3 MiB)`)
+  t.equal(measured.failed, 0, 'every other call was answered')
+  client.fast()
+  const answer = (events: SseEvent[]): any => events.map((event) => event.data === undefined || event.data === '' ? undefined : JSON.parse(event.data)).find((m) => m?.id === 8)
+  const done = { jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: `sent ${flood.sent}` }] } }
+  // the answer on the stream, or the end of a cut connection (after what the kernel still held)
+  await until(() => answer(client.events) !== undefined || client.closed(), { what: 'the answer or the end of the connection', timeout: 20_000 })
+  const direct = answer(client.events)
+  if (direct !== undefined) {
+    t.same(direct, done, 'not cut: the answer came on the stream')
+    return
+  }
+  t.ok(cutLine(log), 'cut: said so')
+  const lastId = client.events.filter((event) => event.id !== undefined).at(-1)!.id!
+  const resumed = await getStream(url, session, lastId)
+  t.same(answer(await resumed.rest(10_000)), done, 'cut: the answer came on the resumption')
 })
 
 t.test('listChanged to 2,000 open listens: every listen gets it, and the fan-out yields to the event loop instead of holding it', async (t) => {
