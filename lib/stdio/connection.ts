@@ -209,7 +209,8 @@ export class StdioConnection {
    * Writes a notification (progress, a log message, a list change, a listen's), unless the client
    * is not reading: while the output holds more than `maxBuffered` bytes unsent, notifications are
    * dropped, so a tool that keeps sending does not grow memory. Responses and questions are never
-   * dropped (a request would wait for its answer forever); logged when dropping starts and ends.
+   * dropped (a request would wait for its answer forever). Logged when dropping starts, and once
+   * the output drained whole (not each time a host that reads steadily brings it under the bound).
    */
   private notify (text: string): boolean {
     const { buffered, maxBuffered, log } = this.settings
@@ -222,7 +223,7 @@ export class StdioConnection {
       this.dropped++
       return false
     }
-    if (this.dropped !== undefined) {
+    if (this.dropped !== undefined && unsent === 0) {
       log.warn({ dropped: this.dropped }, `fastify-sake: the stdio client caught up; ${this.dropped} notifications were dropped`)
       this.dropped = undefined
     }

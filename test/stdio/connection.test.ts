@@ -603,3 +603,50 @@ t.test('backpressure: a host that does not read gets no more notifications past 
   t.same(lines.filter((line) => line.params?.progressToken === 'c').length, 2, 'caught up: notifications go out again')
   t.match(log.lines.at(-1), { level: 40, dropped: 2000 - progress.length, msg: `fastify-sake: the stdio client caught up; ${2000 - progress.length} notifications were dropped` })
 })
+
+t.test('backpressure: dropping ends only once the host read everything, not each time it dips under the bound', async (t) => {
+  const log = captureLog({ level: 'warn' })
+  const server = await app({ streams: { maxBuffered: 1024 } }, { logger: log.logger })
+  let step!: () => void
+  server.registerTool({
+    name: 'paced',
+    execute: async (_args: unknown, ctx: ToolContext) => {
+      for (let i = 1; i <= 3; i++) {
+        await new Promise<void>((resolve) => { step = resolve })
+        ctx.progress(i, 3)
+      }
+      return 'paced'
+    }
+  })
+  const input = new PassThrough()
+  const output = new PassThrough()
+  // what the host has not read, as the test says
+  let unsent = 0
+  Object.defineProperty(output, 'writableLength', { get: () => unsent })
+  const lines: any[] = []
+  output.on('data', (chunk: Buffer) => { for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line)) })
+  t.teardown(async () => { await server.close() })
+  await server.mcp.stdio({ input, output, closeOnEnd: false })
+  input.write(JSON.stringify(call(1, 'paced', {}, { ...MODERN, progressToken: 'q' })) + '\n')
+  const progressed = (): number[] => lines.filter((line) => line.method === 'notifications/progress').map((line) => line.params.progress)
+  const stepped = async (n: number, what: string): Promise<void> => {
+    await until(() => step !== undefined, { what: 'the tool' })
+    const next = step
+    step = undefined as any
+    next()
+    await until(() => progressed().length >= n || log.lines.length > 0, { what })
+    await sleep(10)
+  }
+  unsent = 2000
+  await stepped(0, 'the first progress to be dropped')
+  t.same(progressed(), [], 'over the bound: dropped')
+  unsent = 500
+  await stepped(1, 'the second progress')
+  t.same(progressed(), [2], 'under it again: sent')
+  t.equal(log.lines.filter((line) => line.msg?.includes('caught up') === true).length, 0, 'but not yet said to have caught up: the host has not read everything')
+  unsent = 0
+  await stepped(2, 'the third progress')
+  t.same(progressed(), [2, 3])
+  await until(() => lines.find((line) => line.id === 1), { what: 'the response' })
+  t.match(log.lines.map((line) => line.msg), [/reads too slowly: 2000 bytes unsent/, 'fastify-sake: the stdio client caught up; 1 notifications were dropped'])
+})
