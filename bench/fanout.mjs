@@ -5,8 +5,9 @@
 // The server (this file with --serve, the package as built in dist/) runs in a process of its own
 // and measures itself from app.mcp.listChanged('tools') until every stream had the event:
 // monitorEventLoopDelay at 1 ms resolution (and the same over an idle moment just before: the
-// machine's noise), and each slice of the fan-out (the time from the first listener called in a
-// turn of the event loop to the end of the last one: how long the bus held the loop). This process opens the
+// machine's noise), the CPU time of each turn of its event loop (which a busy machine does not
+// stretch, as it does wall time), and each slice of the fan-out (the time from the first listener
+// called in a turn to the end of the last one). This process opens the
 // streams (2026-07-28 subscriptions/listen, or 2025-11-25 sessions' GET streams) on raw sockets
 // and checks that each receives the notification. `--bus sync` serves with a bus that calls every
 // listener at once (the memory bus before issue 40), for comparison.
@@ -67,14 +68,27 @@ async function serve () {
     await new Promise((resolve) => setTimeout(resolve, 50))
     let turns = 0
     let ticking = true
-    const tick = () => { turns++; turn++; if (ticking) setImmediate(tick) }
+    // the CPU time of each turn of the event loop (the process's: a busy machine stretches wall time, not this)
+    const cpu = []
+    let before
+    const tick = () => {
+      turns++
+      turn++
+      const now = process.cpuUsage()
+      cpu.push((now.user + now.system - before.user - before.system) / 1000)
+      before = now
+      if (ticking) setImmediate(tick)
+    }
+    before = process.cpuUsage()
     setImmediate(tick)
     await work()
-    ticking = false
+    const during = turns
     // the sockets' writes and whatever waited behind the work, before the measure ends
     await new Promise((resolve) => setTimeout(resolve, 20))
+    ticking = false
     delay.disable()
-    return { turns, maxDelay: delay.max / 1e6, p99: delay.percentile(99) / 1e6 }
+    cpu.sort((a, b) => a - b)
+    return { turns: during, maxDelay: delay.max / 1e6, p99: delay.percentile(99) / 1e6, maxCpu: cpu.at(-1), p99Cpu: cpu[Math.floor(cpu.length * 0.99)] }
   }
   await app.listen({ host: '127.0.0.1', port: 0 })
   process.stdout.write(`${app.server.address().port}\n`)
@@ -138,6 +152,7 @@ async function drive () {
     console.log(`listChanged delivered to every listener in ${delivered.toFixed(1)} ms, over ${fanout.turns} turns of the server's event loop`)
     console.log(`server event-loop delay during the fan-out: max ${fanout.maxDelay.toFixed(1)} ms, p99 ${fanout.p99.toFixed(1)} ms`)
     console.log(`(the same server idle for 300 ms just before: max ${idle.maxDelay.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms: the machine's noise)`)
+    console.log(`CPU time of one turn of the server's event loop: at most ${fanout.maxCpu.toFixed(1)} ms, p99 ${fanout.p99Cpu.toFixed(1)} ms (idle: at most ${idle.maxCpu.toFixed(1)} ms)`)
     console.log(`streams that received notifications/tools/list_changed: ${received} of ${count}`)
   } finally {
     child.kill()
