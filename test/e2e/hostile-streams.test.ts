@@ -2,8 +2,10 @@
 // real port: a raw HTTP client that reads one event a second from a tool sending 10,000 a second
 // is cut once streams.maxBuffered bytes wait for it, the heap stays bounded while the tool keeps
 // sending, and the server keeps answering others; in both eras (2026-07-28, and a resumable
-// 2025-11-25 stream that the client then resumes with Last-Event-ID, to the call's answer). And
-// a listChanged fanned out to many open listens never holds the event loop long.
+// 2025-11-25 stream that the client then resumes with Last-Event-ID, to the call's answer), and
+// with the event store in Redis. And a listChanged fanned out to many open listens yields to the
+// event loop. The heap is measured in this process (after a full collection), which also runs the
+// clients: their buffers are the sockets' (outside the heap) and a few small strings.
 import t, { type Test } from 'tap'
 import { connect } from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -162,7 +164,7 @@ interface Measured {
 }
 
 /**
- * While `until` is pending: the live heap every 500 ms (after a full collection), and another
+ * While `pending()`: the live heap every 500 ms (after a full collection), and another
  * client's calls (a quick tool, one at a time), which must all be answered.
  */
 async function measure (url: string, pending: () => boolean, baseline: number): Promise<Measured> {
