@@ -97,7 +97,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     questions: questionQuota,
     alone: options.redis === undefined && options.bus === undefined
   })
-  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, liveness, quota: streamQuota })
+  const streams = new Streams({ bus, events, sessions, questions: legacy.questions, keepAlive: options.keepAlive, maxBuffered: options.streams.maxBuffered, liveness, quota: streamQuota })
   // a fleet's survivors end what a dead instance was running (only on a shared store: in memory there is no other instance)
   const fleet = new Fleet(liveness, server.tasks, events, app.log)
   if (options.redis !== undefined) {
@@ -114,7 +114,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
     await app.ready()
     const transport = new StdioTransport({
-      server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota, maxBatchItems: options.maxBatchItems
+      server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota, maxBatchItems: options.maxBatchItems, maxBuffered: options.streams.maxBuffered
     }, { input, output, logger: app.log })
     stdioOpen.add(transport)
     // the client closed stdin: it is done with this process, which may now exit

@@ -37,7 +37,9 @@ export type BusListener = (event: BusEvent) => void
 
 /**
  * - `publish` hands an event to every subscriber, on this instance and (for a networked bus) on
- *   the others; it may return a promise that settles once the event is sent;
+ *   the others, each subscriber getting one publisher's events in the order published; it may
+ *   return a promise that settles once the event is sent (the memory bus: once a fan-out too large
+ *   for one slice of the event loop reached every listener);
  * - `subscribe` registers a listener and returns the function that removes it; every open stream
  *   subscribes while it is open and unsubscribes when it closes, so a listener must never throw
  *   into the bus and the bus must not hold listeners beyond that call;

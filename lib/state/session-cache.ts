@@ -63,8 +63,11 @@ export class SessionCache implements SessionStore {
    */
   async set (session: Session): Promise<void> {
     await this.store.set(session)
+    // this instance's copy dropped here, not left to the bus: a read begun before the change must not
+    // keep what it read, and the bus reaches this instance's listeners late behind a large fan-out
+    // (state/memory-bus.ts); its drop then only costs the next read a round trip
+    this.drop(session.id)
     try {
-      // the bus drops this instance's copy at once (its own listeners hear it first), then keeps the new one
       const told = this.bus.publish({ type: 'sessionChanged', sessionId: session.id })
       this.keep(session)
       await told

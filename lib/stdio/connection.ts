@@ -51,6 +51,10 @@ export interface StdioSettings {
   readonly bus: Bus
   /** Writes one line (a message and its `\n`) to the client; false once it cannot. */
   readonly write: (line: string) => boolean
+  /** What the output holds unsent (its `writableLength`): the client reads slower than we write. */
+  readonly buffered: () => number
+  /** Above that many bytes unsent, notifications are dropped until the output drains (`streams.maxBuffered`). */
+  readonly maxBuffered: number
   /** The server's logger (stderr: `stdout.ts`); each call logs through a child naming its method. */
   readonly log: Logger
   /** The caller every message is checked against; undefined: no checks (the process owner calls). */
@@ -108,6 +112,8 @@ export class StdioConnection {
   private ending: Promise<void> | undefined
   /** Why the calls in flight were told to stop, once they were: a call that reads its signal later finds it aborted. */
   private stopped: string | undefined
+  /** Notifications dropped since the output went over `maxBuffered`; undefined while it is not. */
+  private dropped: number | undefined
   private endedResolve!: () => void
   private closedResolve!: () => void
   /** Settles once the input ended and what it sent was answered: the client is done. */
@@ -216,6 +222,31 @@ export class StdioConnection {
   }
 
   /**
+   * Writes a notification (progress, a log message, a list change, a listen's), unless the client
+   * is not reading: while the output holds more than `maxBuffered` bytes unsent, notifications are
+   * dropped, so a tool that keeps sending does not grow memory. Responses and questions are never
+   * dropped (a request would wait for its answer forever). Logged when dropping starts, and once
+   * the output drained whole (not each time a host that reads steadily brings it under the bound).
+   */
+  private notify (text: string): boolean {
+    const { buffered, maxBuffered, log } = this.settings
+    const unsent = buffered()
+    if (unsent > maxBuffered) {
+      if (this.dropped === undefined) {
+        this.dropped = 0
+        log.warn({ buffered: unsent, maxBuffered }, `fastify-sake: the stdio client reads too slowly: ${unsent} bytes unsent, over streams.maxBuffered (${maxBuffered}); notifications are dropped until it catches up (responses are not)`)
+      }
+      this.dropped++
+      return false
+    }
+    if (this.dropped !== undefined && unsent === 0) {
+      log.warn({ dropped: this.dropped }, `fastify-sake: the stdio client caught up; ${this.dropped} notifications were dropped`)
+      this.dropped = undefined
+    }
+    return this.send(text)
+  }
+
+  /**
    * A request's answer (a JSON-RPC response's text), or undefined when none is due (a listen, a
    * cancelled call); logged once answered, as Fastify logs an HTTP request's completion.
    */
@@ -304,7 +335,7 @@ export class StdioConnection {
     }
     const id = session.id
     this.unsubscribe = bus.subscribe((event) => {
-      if (event.type !== 'sessionEnded') toSession(id, event, sessions.store, (message) => { this.send(message) }, log)
+      if (event.type !== 'sessionEnded') toSession(id, event, sessions.store, (message) => { this.notify(message) }, log)
     })
     log.info({ protocolVersion: session.protocolVersion, client: session.client.info }, 'fastify-sake: stdio session initialized')
     return resultText(inbound.id, result)
@@ -354,7 +385,7 @@ export class StdioConnection {
    * asks with round trips instead, so its channel has no `request`.
    */
   private channel (entry: Running, session: Session | undefined): Channel {
-    const notify = (method: string, params: Record<string, unknown>): boolean => !entry.cancelled && this.send(notificationText(method, params))
+    const notify = (method: string, params: Record<string, unknown>): boolean => !entry.cancelled && this.notify(notificationText(method, params))
     if (session === undefined) return { notify }
     const questions = this.settings.sessions.questions
     return {
@@ -385,7 +416,7 @@ export class StdioConnection {
       streams.give(this.caller)
       return undefined
     }
-    this.listens.set(JSON.stringify(call.id), subscribe(this.settings.bus, call.id, filter, this.settings.server.tasks.store, (text) => { this.send(text) }, call.transport.log))
+    this.listens.set(JSON.stringify(call.id), subscribe(this.settings.bus, call.id, filter, this.settings.server.tasks.store, (text) => { this.notify(text) }, call.transport.log))
     return undefined
   }
 

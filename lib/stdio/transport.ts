@@ -28,11 +28,12 @@ export class StdioTransport implements StdioHandle {
   private readonly held: HeldStdout | undefined
   private readonly detach: () => void
 
-  constructor (settings: Omit<StdioSettings, 'write'>, streams: StdioStreams) {
+  constructor (settings: Omit<StdioSettings, 'write' | 'buffered'>, streams: StdioStreams) {
     const { input, output } = streams
     this.held = output === process.stdout ? holdStdout(streams.logger) : undefined
     const write = this.held?.write ?? ((line: string) => output.write(line))
-    this.connection = new StdioConnection({ ...settings, write })
+    // a pipe to the host is written asynchronously: what the host has not read waits in `output`
+    this.connection = new StdioConnection({ ...settings, write, buffered: () => output.writableLength })
     const onData = (chunk: Buffer | string): void => { this.connection.data(typeof chunk === 'string' ? Buffer.from(chunk) : chunk) }
     const onEnd = (): void => { this.connection.inputEnded() }
     // a broken pipe: the client is gone, as when it closes its end

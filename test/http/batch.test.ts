@@ -206,7 +206,7 @@ t.test("each message of a batch passes the route's and the app's hooks as a POST
   t.ok(seen.every((s) => s.auth === 'Bearer not-checked-here'), 'credentials pass on')
 })
 
-t.test("an answer inside a batch: one nobody waits for is dropped, the batch answered; one the store cannot take fails the batch", async (t) => {
+t.test('an answer inside a batch: one nobody waits for is dropped, the batch answered; one the store cannot take fails the batch', async (t) => {
   const answers = await send(app, batch([{ jsonrpc: '2.0', id: 'sake-nobody-1', result: {} }, ping('after')]))
   t.equal(answers.status, 200)
   t.same(answers.body, [{ jsonrpc: '2.0', id: 'after', result: {} }], 'the request is answered; the stray answer dropped')

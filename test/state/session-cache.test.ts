@@ -111,6 +111,36 @@ t.test('set stores, keeps the copy and tells the other instances; delete drops t
   t.equal(await cache.get('a'), undefined, 'and no copy serves it')
 })
 
+t.test('set: a read begun before it keeps nothing, even when the bus reaches this instance late (behind a large fan-out)', async (t) => {
+  const { backing } = counted()
+  let release!: () => void
+  const slow: SessionStore & { create: NonNullable<SessionStore['create']> } = {
+    get: async (id) => { const found = backing.get(id); await new Promise<void>((resolve) => { release = resolve }); return found },
+    set: async (s) => { backing.set({ ...s }) },
+    create: () => true as const,
+    delete: () => {}
+  }
+  // a bus whose delivery waits until told, as the memory bus's does behind a fan-out in slices
+  const listeners: Array<(event: BusEvent) => void> = []
+  let deliver!: () => void
+  const late: Bus = {
+    publish: async (event) => { await new Promise<void>((resolve) => { deliver = () => { for (const l of listeners) l(event); resolve() } }) },
+    subscribe: (listener) => { listeners.push(listener); return () => {} }
+  }
+  const cache = new SessionCache(slow, late, 60_000, logs().log)
+  backing.set(session('a'))
+  const reading = cache.get('a')
+  await sleep(1)
+  const setting = cache.set(session('a', 'debug'))
+  await sleep(1)
+  release()
+  t.same(await reading, session('a'), 'the read still answers its own request')
+  t.same(cache.get('a'), session('a', 'debug'), 'the copy is the new session: the older read was not kept over it')
+  deliver()
+  await setting
+  t.equal(cache.size, 0, 'the late drop of the bus then costs the next read a round trip, nothing worse')
+})
+
 t.test('a bus that fails on set is logged, not thrown: the session is saved and kept here', async (t) => {
   const { store, backing } = counted()
   const failing: Bus = { publish: async () => { throw new Error('bus down') }, subscribe: () => () => {} }

@@ -4,6 +4,7 @@
 // process are test/e2e/stdio.test.ts's.
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { PassThrough } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { MemorySessionStore, MemoryTaskStore, type TaskStore, type ToolContext } from '../../lib/index.js'
 import { build } from '../helpers/app.js'
@@ -673,4 +674,94 @@ t.test('a call that answers after the connection closed (it ignored its signal) 
   await until(() => answered, { what: 'the stubborn call to finish' })
   await sleep(10)
   t.same(peer.lines, [], 'closed means closed: no line after it')
+})
+
+t.test('backpressure: a host that does not read gets no more notifications past streams.maxBuffered (logged once), its responses still; caught up, they flow again', async (t) => {
+  const log = captureLog({ level: 'warn' })
+  const server = await app({ streams: { maxBuffered: 1024 } }, { logger: log.logger })
+  const note = 'x'.repeat(100)
+  server.registerTool({
+    name: 'flood',
+    execute: (_args: unknown, ctx: ToolContext) => {
+      for (let i = 1; i <= 2000; i++) ctx.progress(i, 2000, note)
+      return 'flooded'
+    }
+  })
+  const input = new PassThrough()
+  // the host's end: nothing reads it until the test says so
+  const output = new PassThrough()
+  t.teardown(async () => { await server.close() })
+  await server.mcp.stdio({ input, output, closeOnEnd: false })
+  input.write(JSON.stringify(call(1, 'flood', {}, { ...MODERN, progressToken: 'f' })) + '\n')
+  await until(() => log.lines.find((line) => line.msg?.includes('the stdio client reads too slowly') === true), { what: 'the warning' })
+  await sleep(20)
+  t.ok(output.writableLength < 64 * 1024, `what waits for the host stays bounded (${output.writableLength} bytes unsent)`)
+  const lines: any[] = []
+  let rest = ''
+  output.on('data', (chunk: Buffer) => {
+    rest += chunk.toString('utf8')
+    for (let at = rest.indexOf('\n'); at !== -1; at = rest.indexOf('\n')) {
+      lines.push(JSON.parse(rest.slice(0, at)))
+      rest = rest.slice(at + 1)
+    }
+  })
+  await until(() => lines.find((line) => line.id === 1), { what: 'the response' })
+  const progress = lines.filter((line) => line.method === 'notifications/progress')
+  t.same(lines.at(-1).result.content, [{ type: 'text', text: 'flooded' }], 'the response is never dropped')
+  t.ok(progress.length > 0 && progress.length < 2000, `notifications past the bound were dropped (${progress.length} of 2000 sent)`)
+  const warned = log.lines.filter((line) => line.msg?.includes('the stdio client reads too slowly') === true)
+  t.equal(warned.length, 1, 'one line when dropping starts')
+  t.match(warned[0], { level: 40, maxBuffered: 1024, msg: /: \d+ bytes unsent, over streams\.maxBuffered \(1024\); notifications are dropped until it catches up \(responses are not\)$/ })
+  t.ok((warned[0]!.buffered as number) > 1024)
+  input.write(JSON.stringify(call(2, 'chatty', {}, { ...MODERN, progressToken: 'c' })) + '\n')
+  await until(() => lines.find((line) => line.id === 2), { what: 'the second response' })
+  t.same(lines.filter((line) => line.params?.progressToken === 'c').length, 2, 'caught up: notifications go out again')
+  t.match(log.lines.at(-1), { level: 40, dropped: 2000 - progress.length, msg: `fastify-sake: the stdio client caught up; ${2000 - progress.length} notifications were dropped` })
+})
+
+t.test('backpressure: dropping ends only once the host read everything, not each time it dips under the bound', async (t) => {
+  const log = captureLog({ level: 'warn' })
+  const server = await app({ streams: { maxBuffered: 1024 } }, { logger: log.logger })
+  let step!: () => void
+  server.registerTool({
+    name: 'paced',
+    execute: async (_args: unknown, ctx: ToolContext) => {
+      for (let i = 1; i <= 3; i++) {
+        await new Promise<void>((resolve) => { step = resolve })
+        ctx.progress(i, 3)
+      }
+      return 'paced'
+    }
+  })
+  const input = new PassThrough()
+  const output = new PassThrough()
+  // what the host has not read, as the test says
+  let unsent = 0
+  Object.defineProperty(output, 'writableLength', { get: () => unsent })
+  const lines: any[] = []
+  output.on('data', (chunk: Buffer) => { for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line)) })
+  t.teardown(async () => { await server.close() })
+  await server.mcp.stdio({ input, output, closeOnEnd: false })
+  input.write(JSON.stringify(call(1, 'paced', {}, { ...MODERN, progressToken: 'q' })) + '\n')
+  const progressed = (): number[] => lines.filter((line) => line.method === 'notifications/progress').map((line) => line.params.progress)
+  const stepped = async (n: number, what: string): Promise<void> => {
+    await until(() => step !== undefined, { what: 'the tool' })
+    const next = step
+    step = undefined as any
+    next()
+    await until(() => progressed().length >= n || log.lines.length > 0, { what })
+    await sleep(10)
+  }
+  unsent = 2000
+  await stepped(0, 'the first progress to be dropped')
+  t.same(progressed(), [], 'over the bound: dropped')
+  unsent = 500
+  await stepped(1, 'the second progress')
+  t.same(progressed(), [2], 'under it again: sent')
+  t.equal(log.lines.filter((line) => line.msg?.includes('caught up') === true).length, 0, 'but not yet said to have caught up: the host has not read everything')
+  unsent = 0
+  await stepped(2, 'the third progress')
+  t.same(progressed(), [2, 3])
+  await until(() => lines.find((line) => line.id === 1), { what: 'the response' })
+  t.match(log.lines.map((line) => line.msg), [/reads too slowly: 2000 bytes unsent/, 'fastify-sake: the stdio client caught up; 1 notifications were dropped'])
 })

@@ -163,15 +163,16 @@ export class CallStreams {
 
   /** Opens a call's answer as an event stream: priming event and replay ids when resumable (2025-11-25). */
   private openStream (request: FastifyRequest, reply: FastifyReply, call: Call): Opened {
-    const conn = new SseConnection(reply, this.sse)
     const log = request.log
     const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId!, for: { caller: callerOf(request), log } } : undefined
     if (!isResumable(call.era, call.protocolVersion)) {
+      const conn = new SseConnection(reply, this.sse, { stream: 'call' })
       const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
       return { stream, finish: (answer) => stream.finish(answer, noop) }
     }
     const streamId = `${call.sessionId!}/${this.streamPrefix}${(this.streamCount++).toString(36)}`
-    const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log), true, questions)
+    const conn = new SseConnection(reply, this.sse, { stream: 'call', streamId })
+    const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log, this.sse.maxBuffered), true, questions)
     this.live.set(streamId, stream)
     // a stream that outlives its connection is this instance's to end: if it dies, a survivor ends it
     const owned = { kind: 'stream', streamId, requestId: call.id } as const

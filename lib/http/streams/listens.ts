@@ -28,7 +28,7 @@ export class Listens {
     const caller = callerOf(request)
     const refusal = this.quota.take(caller)
     if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)
-    const conn = new SseConnection(reply, this.sse)
+    const conn = new SseConnection(reply, this.sse, { stream: 'listen' })
     const subscription = subscribe(this.bus, call.id, filter, tasks, (text) => conn.send(text), request.log)
     const entry = {
       end: () => {

@@ -4,24 +4,48 @@
  * in order and one at a time, and then written with its event id to whatever connection is
  * attached at that moment, if any: a client that reconnects with `Last-Event-ID` is attached anew.
  * A store that answers at once (the in-memory one) is written through when nothing waits before
- * the message; otherwise messages and steps wait their turn on one promise chain.
+ * the message; otherwise messages and steps wait their turn in one queue, which one loop empties.
+ *
+ * A store slower than the tool (a round trip per append to Redis, against a tool sending 10,000
+ * progress notifications a second) would let that queue grow without bound: while more than
+ * `maxWaiting` bytes wait for the store, notifications are dropped (responses and questions never
+ * are), logged when it starts and once nothing waits any more. A message waiting costs its text and
+ * a slot of the queue (a promise chain, before, cost about six times the text).
  */
 import type { Logger } from '../../spec/types.js'
 import type { EventStore } from '../../state/event-store.js'
 import type { SseConnection } from './sse.js'
 
+/** Something to do in turn: a message to append and send, or a step. */
+type Item = string | (() => void)
+
+/** Taken items the queue keeps before it lets go of their slots. */
+const COMPACT_AT = 1024
+
 export class Outbox {
   conn: SseConnection | undefined
   /** The id of the newest message appended. */
   lastId: string | undefined
-  /** The last step held back; set whenever `queued` is above 0. */
-  private tail: Promise<void> | undefined
-  /** Steps on `tail` not yet run: a message may only be written through while there are none. */
-  private queued = 0
+  /** Whether an append the store answers later, or a step, is under way: what comes meanwhile waits in `queue`. */
+  private busy = false
+  /** What waits, oldest first from `head`. */
+  private queue: Array<Item | undefined> = []
+  private head = 0
   /** Ids a resumed connection already received by replay. */
   private sent: Set<string> | undefined
+  /** Bytes of the messages waiting in `queue`. */
+  private waiting = 0
+  /** Notifications dropped since the bytes waiting went over `maxWaiting`; undefined while they are not. */
+  private dropped: number | undefined
 
-  constructor (readonly streamId: string, private readonly store: EventStore | undefined, conn: SseConnection, private readonly log: Logger) {
+  /** `maxWaiting`: bytes that may wait for a slow store (`streams.maxBuffered`) before notifications are dropped. */
+  constructor (
+    readonly streamId: string,
+    private readonly store: EventStore | undefined,
+    conn: SseConnection,
+    private readonly log: Logger,
+    private readonly maxWaiting = Infinity
+  ) {
     this.attach(conn)
   }
 
@@ -33,17 +57,79 @@ export class Outbox {
     conn.onClose(() => { if (this.conn === conn) this.conn = undefined })
   }
 
-  /** Queues one message (`''`: the priming event); false when it can no longer reach the client. */
-  push (message: string): boolean {
+  /**
+   * Queues one message (`''`: the priming event); false when it can no longer reach the client, or
+   * when it is a `droppable` notification and too much already waits for the store.
+   */
+  push (message: string, droppable = false): boolean {
     if (this.store === undefined) return this.conn?.send(message) ?? false
-    if (this.queued > 0) {
-      this.then(async () => { this.deliver(message, await this.append(message)) })
+    if (droppable && this.over()) return false
+    if (this.busy) {
+      this.queue.push(message)
+      this.waiting += message.length
       return true
     }
     const id = this.append(message)
-    if (id instanceof Promise) this.then(async () => { this.deliver(message, await id) })
+    if (id instanceof Promise) this.hold(id.then((id) => { this.deliver(message, id) }))
     else this.deliver(message, id)
     return true
+  }
+
+  /** Runs `step` after every message queued so far: at once when nothing waits (the end of a quick call). */
+  then (step: () => void): void {
+    if (this.busy) this.queue.push(step)
+    else step()
+  }
+
+  /**
+   * Whether more than `maxWaiting` bytes wait for the store: counts a dropped notification. Logged
+   * when dropping starts, and once nothing waits any more (not each time the bytes waiting dip
+   * under the bound and go over it again: a tool that keeps sending does that all the time).
+   */
+  private over (): boolean {
+    if (this.waiting > this.maxWaiting) {
+      if (this.dropped === undefined) {
+        this.dropped = 0
+        this.log.warn({ streamId: this.streamId, waiting: this.waiting, maxBuffered: this.maxWaiting },
+          `fastify-sake: the event store is slower than this stream's messages: ${this.waiting} bytes wait to be appended, over streams.maxBuffered (${this.maxWaiting}); its notifications are dropped until the store catches up (responses are not)`)
+      }
+      this.dropped++
+      return true
+    }
+    if (this.dropped !== undefined && !this.busy) {
+      this.log.warn({ streamId: this.streamId, dropped: this.dropped }, `fastify-sake: the event store caught up with this stream; ${this.dropped} notifications were dropped`)
+      this.dropped = undefined
+    }
+    return false
+  }
+
+  /** Holds back what comes until `running` settled, then does what waited, in order, until nothing does. */
+  private hold (running: Promise<void>): void {
+    this.busy = true
+    void this.drain(running)
+  }
+
+  private async drain (running: Promise<void>): Promise<void> {
+    await running
+    while (this.head < this.queue.length) {
+      const item = this.queue[this.head]!
+      this.queue[this.head++] = undefined
+      // a queue that keeps filling while it is emptied lets go of the slots it has taken, now and then
+      if (this.head >= COMPACT_AT && this.head * 2 >= this.queue.length) {
+        this.queue = this.queue.slice(this.head)
+        this.head = 0
+      }
+      if (typeof item === 'string') {
+        const id = await this.append(item)
+        this.waiting -= item.length
+        this.deliver(item, id)
+      } else {
+        item()
+      }
+    }
+    this.queue = []
+    this.head = 0
+    this.busy = false
   }
 
   /** Appends one message; undefined when the store failed (logged). */
@@ -71,21 +157,5 @@ export class Outbox {
     if (this.sent?.has(id) === true) return
     if (message === '') this.conn?.prime(id)
     else this.conn?.send(message, id)
-  }
-
-  /** Runs `step` after every message queued so far: at once when nothing waits (the end of a quick call). */
-  then (step: () => void | Promise<void>): void {
-    if (this.queued === 0) {
-      const running = step()
-      // an async step run at once still holds back whatever comes after it
-      if (running instanceof Promise) this.hold(running)
-      return
-    }
-    this.hold(this.tail!.then(step))
-  }
-
-  private hold (running: Promise<void>): void {
-    this.queued++
-    this.tail = running.finally(() => { this.queued-- })
   }
 }

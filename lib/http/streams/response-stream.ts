@@ -26,7 +26,8 @@ export class ResponseStream implements Channel {
 
   notify (method: string, params: Record<string, unknown>): boolean {
     if (this.finished) return false
-    return this.outbox.push(notificationText(method, params))
+    // a notification may be dropped when the event store lags (outbox.ts); the answer and questions never are
+    return this.outbox.push(notificationText(method, params), true)
   }
 
   /** A question to the client, on this stream; only 2025 calls ask this way (2026-07-28 uses round trips). */

@@ -18,7 +18,7 @@ import type { ResponseStream } from './response-stream.js'
 import { sendError } from '../respond.js'
 import { callerOf } from '../caller.js'
 import type { Quota } from '../../state/quota.js'
-import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
+import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions, type StreamName } from './sse.js'
 
 /** How often a stream running on another instance is read again from the event store, in ms. */
 const FOLLOW_INTERVAL = 100
@@ -47,11 +47,11 @@ export class SessionStreams {
   ) {}
 
   /** A new connection, held against the caller's stream quota until it closes; throws the quota's error (429/503). */
-  private connect (request: FastifyRequest, reply: FastifyReply): SseConnection {
+  private connect (request: FastifyRequest, reply: FastifyReply, label: StreamName): SseConnection {
     const caller = callerOf(request)
     const refusal = this.quota.take(caller)
     if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)
-    const conn = new SseConnection(reply, this.sse)
+    const conn = new SseConnection(reply, this.sse, label)
     conn.onClose(() => { this.quota.give(caller) })
     return conn
   }
@@ -67,17 +67,17 @@ export class SessionStreams {
       const replay = await this.events.replay(lastEventId)
       // an id of another session's stream is treated as unknown: never replay someone else's events
       if (replay !== undefined && replay.streamId.startsWith(`${session.id}/`)) {
-        if (replay.streamId !== ownStream) return this.resume(this.connect(request, reply), reply, replay, lastEventId)
+        if (replay.streamId !== ownStream) return this.resume(this.connect(request, reply, { stream: 'get', streamId: replay.streamId }), reply, replay, lastEventId)
         missed = replay
       }
     }
     if (this.standalone.has(session.id)) return sendError(reply, null, conflict)
-    const conn = this.connect(request, reply)
+    const conn = this.connect(request, reply, { stream: 'get', streamId: canResume ? ownStream : undefined })
     const log = request.log
-    const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log)
-    for (const event of missed?.events ?? []) if (event.message !== '') conn.send(event.message, event.id)
+    const outbox = new Outbox(ownStream, canResume ? this.events : undefined, conn, log, this.sse.maxBuffered)
+    for (const event of missed?.events ?? []) if (event.message !== '') conn.replay(event.message, event.id)
     if (canResume) outbox.push('')
-    const unsubscribe = this.bus.subscribe((event) => { toSession(session.id, event, this.sessions, (message) => outbox.push(message), log) })
+    const unsubscribe = this.bus.subscribe((event) => { toSession(session.id, event, this.sessions, (message) => outbox.push(message, true), log) })
     this.standalone.set(session.id, {
       end: (retryMs) => {
         if (retryMs !== undefined) conn.retry(retryMs)
@@ -106,7 +106,7 @@ export class SessionStreams {
       let answered = false
       for (const event of events) {
         if (event.message !== '') {
-          conn.send(event.message, event.id)
+          conn.replay(event.message, event.id)
           answered ||= isResponse(event.message)
         }
         sent.add(event.id)

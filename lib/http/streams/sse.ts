@@ -3,6 +3,11 @@
  * hooks already set on the reply (CORS, request ids) are kept; the event-stream headers are added
  * over them. What one turn of the event loop writes goes out as one chunk. What the events mean (a call's answer, a session's notifications, a subscription) is
  * `streams.ts`'s business; this file only writes.
+ *
+ * A client that reads slower than the server writes is cut, never waited for: a write that finds
+ * more than `maxBuffered` bytes still unsent (what Node holds for the socket, and what this turn
+ * holds) destroys the connection, and every later write is dropped. So one connection holds at
+ * most `maxBuffered` bytes and one message, however long its tool keeps sending.
  */
 import type { FastifyReply } from 'fastify'
 import { ProtocolError } from '../../errors.js'
@@ -11,6 +16,16 @@ import { INVALID_REQUEST } from '../../spec/jsonrpc.js'
 export interface SseOptions {
   /** Milliseconds between `:` keep-alive comments; 0 turns them off. */
   readonly keepAlive: number
+  /** Bytes a connection may hold unsent (`streams.maxBuffered`); a write that finds more cuts it. */
+  readonly maxBuffered: number
+}
+
+/** What a connection carries, for the line logged when it is cut. */
+export interface StreamName {
+  /** `call` (a POST's answer), `get` (a 2025 session's GET stream, or a resumption), `listen` (2026-07-28). */
+  readonly stream: 'call' | 'get' | 'listen'
+  /** A resumable stream's id: its events stay in the event store after a cut. */
+  readonly streamId?: string | undefined
 }
 
 export class SseConnection {
@@ -25,10 +40,12 @@ export class SseConnection {
   /** That `setImmediate`, which also starts the keep-alives. */
   private flush: NodeJS.Immediate | undefined
   private readonly closeListeners: Array<() => void> = []
+  /** Characters of the events replayed on this connection, which the bound allows on top of `maxBuffered`. */
+  private replayed = 0
   /** The connection's socket, kept: Node lets go of it once the response has finished. */
   readonly socket: object | null
 
-  constructor (reply: FastifyReply, options: SseOptions) {
+  constructor (reply: FastifyReply, private readonly options: SseOptions, private readonly name: StreamName) {
     this.reply = reply
     const raw = reply.raw
     this.socket = raw.socket
@@ -75,14 +92,51 @@ export class SseConnection {
 
   private write (chunk: string): boolean {
     if (!this.open) return false
-    if (this.pending === undefined) this.reply.raw.write(chunk)
+    const raw = this.reply.raw
+    // Node counts a string written to a socket by its length, as `pending` is counted here
+    const buffered = raw.writableLength + (this.pending?.length ?? 0)
+    if (buffered > this.options.maxBuffered + this.replayed) {
+      this.cut(buffered)
+      return false
+    }
+    if (this.pending === undefined) raw.write(chunk)
     else this.pending += chunk
     return true
+  }
+
+  /**
+   * The client reads slower than the server writes: the connection is destroyed (what it holds is
+   * dropped) and closes as if the client had gone away. A non-resumable call's `ctx.signal` aborts
+   * then; a resumable stream's events go on to the event store.
+   */
+  private cut (buffered: number): void {
+    const { stream, streamId } = this.name
+    const { maxBuffered } = this.options
+    const replayed = this.replayed
+    const allowed = replayed === 0 ? '' : ` and the ${replayed} replayed`
+    const kept = streamId === undefined ? '' : '; its events stay in the event store for Last-Event-ID'
+    this.reply.log.warn({ stream, streamId, buffered, maxBuffered, replayed },
+      `fastify-sake: an event stream's client reads too slowly: ${buffered} bytes unsent, over streams.maxBuffered (${maxBuffered})${allowed}; its connection is closed${kept}`)
+    this.pending = undefined
+    this.stop()
+    this.reply.raw.destroy()
   }
 
   /** Writes one message (already JSON text) as an event, with an `id:` when given. */
   send (json: string, id?: string): boolean {
     return this.write(id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`)
+  }
+
+  /**
+   * Writes one event the event store kept, on a resumption. The bound grows by what is replayed:
+   * the store holds those events already, within its own bounds, and a client that resumes in the
+   * middle of a call must get the replay and the live events after it even when the replay alone
+   * is over `maxBuffered`. A client that does not read them is cut all the same, at that sum.
+   */
+  replay (json: string, id: string): boolean {
+    const event = `id: ${id}\ndata: ${json}\n\n`
+    this.replayed += event.length
+    return this.write(event)
   }
 
   /** The 2025-11-25 priming event: an id and an empty `data`, so the client can resume from it. */

@@ -22,6 +22,8 @@ export interface StreamsOptions {
   readonly questions: ClientRequests
   /** Milliseconds between SSE keep-alive comments (0: none). */
   readonly keepAlive: number
+  /** Bytes one connection may hold unsent before it is cut (`streams.maxBuffered`). */
+  readonly maxBuffered: number
   /** Where a resumable stream is recorded as this instance's, for a survivor to end if it dies. */
   readonly liveness: Liveness
   /** The open streams each caller holds here, and all of them (`streams.maxPerCaller`, `streams.maxStreams`). */
@@ -36,7 +38,7 @@ export class Streams {
   private readonly unsubscribe: () => void
 
   constructor (options: StreamsOptions) {
-    const sse = { keepAlive: options.keepAlive }
+    const sse = { keepAlive: options.keepAlive, maxBuffered: options.maxBuffered }
     this.calls = new CallStreams(options.events, options.questions, sse, options.liveness, options.quota)
     this.sessions = new SessionStreams(options.bus, options.events, options.sessions, this.calls.live, sse, options.quota)
     this.listens = new Listens(options.bus, sse, options.quota)

@@ -1,6 +1,6 @@
 /**
- * The bus over Redis pub/sub (`<prefix>bus`): an event reaches this instance's listeners at once,
- * as with the memory bus, and every other instance through Redis; an instance ignores its own
+ * The bus over Redis pub/sub (`<prefix>bus`): an event reaches this instance's listeners through a
+ * memory bus (at once, or in slices for a large fan-out), and every other instance through Redis; an instance ignores its own
  * messages when they come back. Pub/sub is at most once: an instance that is disconnected when an
  * event is published misses it (a stream then learns of a list change at its next request).
  */
@@ -31,8 +31,8 @@ export class RedisBus implements Bus {
   }
 
   async publish (event: BusEvent): Promise<void> {
-    this.local.publish(event)
-    await this.redis.command('bus', 'PUBLISH', this.channel, JSON.stringify({ o: this.origin, e: event }))
+    // this instance's listeners first (at once, unless a large fan-out goes on in slices), the others through Redis
+    await Promise.all([this.local.publish(event), this.redis.command('bus', 'PUBLISH', this.channel, JSON.stringify({ o: this.origin, e: event }))])
   }
 
   subscribe (listener: BusListener): () => void {
@@ -52,6 +52,16 @@ export class RedisBus implements Bus {
       this.log.warn({ err }, 'fastify-sake: a message on the Redis bus channel is not ours (not JSON); ignored')
       return
     }
-    if (message.o !== this.origin) this.local.publish(message.e)
+    if (message.o === this.origin) return
+    try {
+      this.local.publish(message.e)?.catch((err: unknown) => this.threw(err))
+    } catch (err) {
+      this.threw(err)
+    }
+  }
+
+  /** A listener broke the bus's contract (it threw): logged, since nobody here awaits another instance's event. */
+  private threw (err: unknown): void {
+    this.log.error({ err }, 'fastify-sake: a bus listener threw while handed another instance\'s event')
   }
 }

@@ -1,9 +1,9 @@
 // The Outbox's stores on the wire: a bus and an event store passed in are used and never closed by us,
 // and what happens when a store fails or lags (a resume against a slow store sends nothing twice).
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../../lib/index.js'
 import { MemorySessionStore } from '../../../lib/state/memory-session-store.js'
-import { build, deferred, listen, until } from '../../helpers/app.js'
+import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
 import { getStream, legacyPost, sessionOn } from '../../helpers/network.js'
 import { captureLog } from '../../helpers/logs.js'
 
@@ -150,4 +150,73 @@ t.test('resuming, on an instance that does not run the call, a stream the store 
   t.same(await resumed.rest(2000), [], 'nothing to send, and the stream ends once the store has nothing more')
   t.equal(replays, 2, 'read once more after a pause, not in a busy loop')
   t.ok(Date.now() - started >= 90, 'after the follow interval')
+})
+
+/** An event store slower than a tool: each append is acknowledged a turn of the event loop later. */
+function slowStore (t: Test): EventStore {
+  const inner = new MemoryEventStore({ maxPerStream: 10_000, maxEvents: 10_000, idleTimeout: 60_000 })
+  t.teardown(() => inner.close())
+  return {
+    append: async (streamId, message) => await new Promise((resolve) => setImmediate(() => resolve(inner.append(streamId, message)))),
+    replay: (id) => inner.replay(id)
+  }
+}
+
+t.test('a store slower than the tool: past streams.maxBuffered waiting, notifications are dropped (logged once), never the answer; what goes out keeps its order', async (t) => {
+  const log = captureLog({ level: 'warn' })
+  const app = await build({ keepAlive: 0, events: { store: slowStore(t) }, streams: { maxBuffered: 4096 } }, { logger: log.logger })
+  const drained = deferred()
+  app.registerTool({
+    name: 'burst',
+    async execute (_args, ctx) {
+      for (let i = 1; i <= 3000; i++) ctx.progress(i, 3001, 'x'.repeat(50))
+      // once nothing waits for the store, the next notification goes out again, and says how many did not
+      await drained.promise
+      ctx.progress(3001, 3001)
+      return 'done'
+    }
+  })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url)
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'burst', _meta: { progressToken: 'b' } } })
+  const warned = (): boolean => log.lines.some((line) => line.msg?.startsWith('fastify-sake: the event store is slower') === true)
+  await until(warned, { what: 'the warning' })
+  await sleep(100) // the 4 KiB waiting are appended, one a turn
+  drained.resolve()
+  const events = await post.rest(10_000)
+  const messages = events.filter((event) => event.data !== undefined && event.data !== '').map((event) => ({ id: event.id!, message: JSON.parse(event.data!) }))
+  const progress = messages.filter(({ message }) => message.method === 'notifications/progress').map(({ message }) => message.params.progress as number)
+  t.same(messages.at(-1)!.message, { jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: 'done' }] } }, 'the answer is never dropped')
+  t.ok(progress.length > 10 && progress.length < 200, `${progress.length} of 3,001 notifications went out: what 4 KiB could hold while the store lagged`)
+  t.equal(progress.at(-1), 3001, 'the one sent after the store caught up')
+  t.ok(progress.every((n, i) => i === 0 || n > progress[i - 1]!), 'in the order sent')
+  const seq = messages.map(({ id }) => Number(id.slice(id.lastIndexOf(':') + 1)))
+  t.ok(seq.every((n, i) => i === 0 || n === seq[i - 1]! + 1), 'every one kept by the store, with consecutive ids')
+  const lines = log.lines.filter((line) => line.msg?.includes('event store') === true)
+  t.equal(lines.length, 2, 'one line when dropping starts, one when the store caught up')
+  t.match(lines[0], { level: 40, maxBuffered: 4096, streamId: new RegExp(`^${sid}/`), msg: /: \d+ bytes wait to be appended, over streams\.maxBuffered \(4096\); its notifications are dropped until the store catches up \(responses are not\)$/ })
+  t.ok((lines[0]!.waiting as number) > 4096)
+  t.match(lines[1], { level: 40, dropped: 3000 - (progress.length - 1), msg: `fastify-sake: the event store caught up with this stream; ${3000 - (progress.length - 1)} notifications were dropped` })
+})
+
+t.test('a store slower than a tool that keeps sending, under the bound: everything goes out in order, however long the queue is kept busy', async (t) => {
+  const app = await build({ keepAlive: 0, events: { store: slowStore(t) }, streams: { maxBuffered: 1024 * 1024 } })
+  app.registerTool({
+    name: 'steady',
+    async execute (_args, ctx) {
+      // two a turn, against one append a turn: the queue stays busy for 1,500 turns, and is taken from all along
+      for (let i = 1; i <= 3000; i += 2) {
+        ctx.progress(i)
+        ctx.progress(i + 1)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      return 'done'
+    }
+  })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url)
+  const post = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'steady', _meta: { progressToken: 's' } } })
+  const messages = (await post.rest(20_000)).filter((event) => event.data !== undefined && event.data !== '').map((event) => JSON.parse(event.data!))
+  t.same(messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress), Array.from({ length: 3000 }, (_, i) => i + 1))
+  t.same(messages.at(-1).result.content, [{ type: 'text', text: 'done' }])
 })

@@ -5,6 +5,7 @@ import { connect } from '../../../lib/state/redis/connection.js'
 import { RedisBus } from '../../../lib/state/redis/bus.js'
 import { StoreUnavailableError } from '../../../lib/errors.js'
 import type { BusEvent } from '../../../lib/state/bus.js'
+import { SLICE_MS } from '../../../lib/state/memory-bus.js'
 import { startRedis } from '../../helpers/redis.js'
 import { until } from '../../helpers/app.js'
 
@@ -56,4 +57,31 @@ t.test('Redis down: local listeners still get the event; publish rejects naming 
   await until(() => (conn.client as any).status !== 'ready', { what: 'the client to see the connection lost' })
   await t.rejects(bus.publish({ type: 'resourceUpdated', uri: 'a://b' }), StoreUnavailableError)
   t.equal(got.length, 1, 'delivered here anyway')
+})
+
+t.test('a listener that throws on another instance\'s event is logged there, whether the fan-out was delivered at once or in slices', async (t) => {
+  const redis = await startRedis(t)
+  const errors: Array<{ obj: any, msg: string }> = []
+  const log: any = { warn () {}, info () {}, debug () {}, error: (obj: any, msg: string) => errors.push({ obj, msg }), child: () => log }
+  const [one, two] = await Promise.all([1, 2].map(async () => await connect({ url: redis.url, prefix: 'throw:', timeout: 1000 }, log)))
+  t.teardown(async () => { await one!.close(); await two!.close() })
+  const a = new RedisBus(one!, log)
+  const b = new RedisBus(two!, log)
+  t.teardown(() => { a.close(); b.close() })
+  let slow = false
+  b.subscribe(() => {
+    // a listener slower than a slice: the rest of the fan-out goes on after a turn of the event loop
+    if (slow) for (const until = performance.now() + SLICE_MS + 1; performance.now() < until;);
+  })
+  b.subscribe((event) => { if (event.type === 'listChanged') throw new Error(`broke on ${event.list}`) })
+  await until(() => redis.cli('PUBSUB', 'NUMSUB', 'throw:bus') === 'throw:bus\n2', { what: 'both instances\' subscribers on the bus channel' })
+  await a.publish({ type: 'listChanged', list: 'tools' })
+  await until(() => errors.length === 1, { what: 'the error logged on the other instance' })
+  slow = true
+  await a.publish({ type: 'listChanged', list: 'prompts' })
+  await until(() => errors.length === 2, { what: 'the sliced delivery\'s error logged' })
+  t.same(errors.map(({ obj, msg }) => [obj.err.message, msg]), [
+    ['broke on tools', 'fastify-sake: a bus listener threw while handed another instance\'s event'],
+    ['broke on prompts', 'fastify-sake: a bus listener threw while handed another instance\'s event']
+  ])
 })
