@@ -218,7 +218,7 @@ t.test('a task running on A, cancelled through B: A stops its handler', async (t
   t.equal(task.status, 'cancelled', 'and it stays cancelled')
 })
 
-t.test('the cost of Redis on the hot path: no round trip while the instance holds a copy of the session, one read (GETEX) a second after', async (t) => {
+t.test('the cost of Redis on the hot path: none for a 2026-07-28 call; no round trip while the instance holds a copy of the session, one read (GETEX) a second after', async (t) => {
   const redis = await startRedis(t)
   // the heartbeat's thread beats once at the start, then once a minute: not within the requests
   const a = await instance(t, redis, { redis: { url: redis.url, heartbeat: 60_000, deadAfter: 120_000, sessionCache: 500 } })
@@ -236,6 +236,11 @@ t.test('the cost of Redis on the hot path: no round trip while the instance hold
     return Object.fromEntries(Object.entries(after).map(([name, calls]) => [name, calls - (before[name] ?? 0)]).filter(([name, calls]) => calls !== 0 && name !== 'info'))
   }
   t.same(await calls(0), {}, 'ten requests right after the handshake, no command: the copy the handshake kept')
+  // a 2026-07-28 call needs no shared state: the quotas (issue 40) are counters of this process or the stores', never a round trip
+  const before = stats()
+  for (let i = 0; i < 10; i++) t.same((await (await streamPost(a.url, 'tools/call', { name: 'add', arguments: { a: i, b: 2 } })).json()).result.content, [{ type: 'text', text: String(i + 2) }])
+  const after = stats()
+  t.same(Object.entries(after).filter(([name, n]) => name !== 'info' && n !== (before[name] ?? 0)), [], 'ten 2026-07-28 calls: no Redis command')
   await sleep(600) // the point: past redis.sessionCache (500 ms)
   t.same(await calls(10), { getex: 1 }, 'the copy too old: one read (which renews the expiry), then the copy again')
 })
