@@ -77,7 +77,15 @@ export class ClientRequests {
     const id = `sake-${this.instance}-${++this.next}`
     const slot = `${sessionId}\n${id}`
     // in a fleet, the answer may reach another instance: it keeps it only for a question that waits
-    if (this.inbox !== undefined) await this.expect(this.inbox, sessionId, id, timeout, asker.log)
+    if (this.inbox !== undefined) {
+      await this.expect(this.inbox, sessionId, id, timeout, asker.log)
+      // the server began to close meanwhile: nothing would end this wait but its timeout
+      if (this.closed) {
+        this.quota.give(asker.caller)
+        void this.forget(this.inbox, id, asker.log)
+        throw new ClientInputError(key, method, 'cancelled', `the server is closing: ${method} ('${key}') was not sent`)
+      }
+    }
     return new Promise((resolve, reject) => {
       const cleanup = (): void => {
         clearTimeout(timer)

@@ -9,6 +9,7 @@ import t from 'tap'
 import { MemoryBus, MemorySessionStore, type Session, type SessionStore } from '../../../lib/index.js'
 import { ProtocolError } from '../../../lib/errors.js'
 import { Sessions } from '../../../lib/protocol/session/sessions.js'
+import { Quota } from '../../../lib/state/quota.js'
 import { build } from '../../helpers/app.js'
 import { sessionPost, openSession, rpc } from '../../helpers/requests.js'
 import { RESOURCE, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
@@ -260,6 +261,31 @@ t.test('without an inbox (one instance, or a bus of the user\'s own), collect do
   t.teardown(() => sessions.close())
   await sessions.answered('s', 'sake-there-1', { result: {} }, log)
   t.same(errors, ['fastify-sake: the bus failed to carry a client response to the instance that asked'])
+})
+
+t.test('a question the inbox was still being told of when the server began to close is not sent, and its place is given back', async (t) => {
+  const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 60_000 })
+  t.teardown(() => store.close())
+  let told!: () => void
+  const forgotten: string[] = []
+  const inbox: Inbox = {
+    expect: async () => { await new Promise<void>((resolve) => { told = resolve }) },
+    forget: (id) => { forgotten.push(id) },
+    leave: () => 'kept',
+    take: () => []
+  }
+  const quota = new Quota('questions', { perCaller: 1, total: 10 })
+  const sessions = new Sessions(store, new MemoryBus(), { instance: 'a', alive: () => true, own () {}, release () {}, takeOver: () => [], takenOver () {} }, inbox, { questions: quota })
+  let written = 0
+  const asking = sessions.questions.send('s', () => { written++; return true }, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' }, { caller: 'ip:1', log: quiet })
+  await until(() => told !== undefined, { what: 'the inbox told' })
+  t.equal(quota.of('ip:1'), 1, 'held while it is being asked')
+  sessions.close()
+  told()
+  t.match(await asking.catch((err: unknown) => err), { reason: 'cancelled', message: /the server is closing/ })
+  t.equal(written, 0, 'never sent')
+  t.equal(quota.of('ip:1'), 0, 'its place given back')
+  t.equal(forgotten.length, 1, 'and the inbox told to forget it')
 })
 
 t.test('collect takes the inbox one read at a time: a slow read is not overlapped by the next tick', async (t) => {
