@@ -229,6 +229,29 @@ t.test('streams, 2026-07-28: subscriptions/listen per caller at the edge and one
   await until(async () => (await listen(a)).status === 200 || undefined, { what: 'a closed listen gives its place back', timeout: 5000 })
 })
 
+t.test('streams, 2026-07-28: 1,000 listens from one caller: 100 open (streams.maxPerCaller), 900 refused; another caller\'s listen opens', async (t) => {
+  const served = await serve(t)
+  const listenBody = (): string => JSON.stringify({ jsonrpc: '2.0', id: ids++, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: (modernCall('x').params as any)._meta } })
+  const headers = (caller: Caller): Record<string, string> => ({ ...JSON_HEADERS, ...caller, 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' })
+  const held: OpenStream[] = []
+  t.teardown(() => { for (const stream of held) stream.close() })
+  const attacker = fromAddress('203.0.113.66')
+  const counts: Record<number, number> = {}
+  for (let i = 0; i < 1000; i++) {
+    const stream = await open(served.url, { method: 'POST', headers: headers(attacker), body: listenBody() })
+    counts[stream.status] = (counts[stream.status] ?? 0) + 1
+    if (stream.status === 200) held.push(stream)
+    else stream.close()
+  }
+  t.same(counts, { 200: 100, 429: 900 })
+  const theirs = await open(served.url, { method: 'POST', headers: headers(fromAddress('198.51.100.7')), body: listenBody() })
+  held.push(theirs)
+  t.equal(theirs.status, 200)
+  await served.app.mcp.listChanged('tools')
+  t.match(await theirs.message(2000), { method: 'notifications/subscriptions/acknowledged' })
+  t.match(await theirs.message(5000), { method: 'notifications/tools/list_changed' }, 'and hears the server')
+})
+
 t.test('streams, 2025-11-25: GET streams and calls answered as streams count, per caller, from the call\'s start', async (t) => {
   const served = await serve(t, { streams: { maxStreams: 100, maxPerCaller: 2 } })
   const a = fromAddress('10.4.0.1')
