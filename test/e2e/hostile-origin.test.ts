@@ -12,6 +12,7 @@ import sake, { mcpCors, type SakeOptions } from '../../dist/index.js'
 import { createNetns, type Netns, type NetnsResponse } from '../helpers/netns.js'
 import { closeListening, portOf } from '../helpers/app.js'
 import { modernRequest } from '../helpers/requests.js'
+import { captureLog } from '../helpers/logs.js'
 import { rawRequest } from '../helpers/network.js'
 
 const ns: Netns = await createNetns(t)
@@ -165,4 +166,17 @@ t.test('loopback is as it was: loopback names pass, a foreign Host or Origin is 
   t.same((await send({ host: `127.0.0.1:${server.port}`, origin: 'http://evil.example' })).body.error, { code: -32600, message: 'Forbidden: Origin "http://evil.example" is not allowed' })
   t.same((await send({ host: 'evil.example' })).body.error, { code: -32600, message: 'Forbidden: Host "evil.example" is not allowed' })
   t.equal(server.runs(), 1)
+})
+
+t.test('a slow body stays open while requestTimeout is 0: the host is told once, at listen, when other machines reach the app', async (t) => {
+  const log = captureLog({ level: 'warn' })
+  const app = Fastify({ logger: log.logger })
+  await app.register(sake, { name: 'hostile-origin', version: '1.0.0' })
+  const close = closeListening(app)
+  await app.listen({ host: ns.hostAddress, port: 0 })
+  t.teardown(close)
+  const told = log.lines.filter((line) => line.level === 40 && /requestTimeout/.test(String(line.msg)))
+  t.equal(told.length, 1, 'one warn line')
+  t.match(told[0]!.msg, /requestTimeout/)
+  t.match(told[0]!.msg, /production\.md/)
 })
