@@ -189,6 +189,9 @@ export async function build (options = {}) {
     requestState: process.env.MCP_STATE_KEY === undefined ? {} : { keys: [process.env.MCP_STATE_KEY] },
     // REDIS_URL (redis://127.0.0.1:6379): 2025 sessions, resumable streams, the bus and tasks shared by every instance on it
     ...(process.env.REDIS_URL === undefined ? {} : { redis: process.env.REDIS_URL }),
+    // SESSIONS_PER_CALLER: 2025 sessions one caller (here, without auth, one address) may hold; the
+    // fleet tests' load stands for many clients from one process
+    ...(process.env.SESSIONS_PER_CALLER === undefined ? {} : { sessions: { maxPerCaller: Number(process.env.SESSIONS_PER_CALLER) } }),
     tools: [add, echo, greet, showcase, count, counter, counterIncrement, ...(auth?.tools ?? [])],
     // the Skills extension: skills/count-then-greet teaches a model to use count and greet together
     skills: { directory: new URL('./skills', import.meta.url) },

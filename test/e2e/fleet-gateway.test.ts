@@ -24,7 +24,8 @@ const STOPPED = { code: -32603, message: 'Internal error: the instance running t
 
 async function fleet (t: Test, persist: boolean): Promise<{ a: Running, b: Running, gateway: string, redis: Awaited<ReturnType<typeof startRedis>> }> {
   const redis = await startRedis(t, { persist })
-  const env = { REDIS_URL: redis.url, MCP_STATE_KEY: Buffer.alloc(32, 30).toString('base64') }
+  // the load's fresh sessions stand for many clients, all from this process's address
+  const env = { REDIS_URL: redis.url, MCP_STATE_KEY: Buffer.alloc(32, 30).toString('base64'), SESSIONS_PER_CALLER: '10000' }
   const [a, b] = await Promise.all([startExample(env), startExample(env)])
   // teardowns run last-in first-out: haproxy, then the instances, then redis
   t.teardown(async () => { await Promise.all([a.stop(), b.stop()]) })

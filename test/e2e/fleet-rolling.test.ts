@@ -29,7 +29,7 @@ function watching (): { fetch: typeof fetch, statuses: number[], resumptions: nu
 t.test('a rolling restart under load of both eras through HAProxy: zero failed requests, cut streams resumed', async (t) => {
   const redis = await startRedis(t)
   const ports = [await freePort(), await freePort()] as const
-  const env = (port: number): Record<string, string> => ({ PORT: String(port), REDIS_URL: redis.url, MCP_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), DRAIN_DELAY: '3000' })
+  const env = (port: number): Record<string, string> => ({ PORT: String(port), REDIS_URL: redis.url, MCP_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), DRAIN_DELAY: '3000', SESSIONS_PER_CALLER: '10000' })
   const instances: Running[] = [await startExample(env(ports[0])), await startExample(env(ports[1]))]
   t.teardown(async () => { for (const instance of instances) await instance.stop() })
   const gateway = await startHaproxy(t, { a: `127.0.0.1:${ports[0]}`, b: `127.0.0.1:${ports[1]}` })

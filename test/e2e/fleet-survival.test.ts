@@ -15,7 +15,7 @@ const TASKS = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'i
 
 t.test('kill -9 of the instance running a streamed call, two tasks and a question: the survivor ends them all', async (t) => {
   const redis = await startRedis(t)
-  const env = { REDIS_URL: redis.url, MCP_STATE_KEY: Buffer.alloc(32, 9).toString('base64') }
+  const env = { REDIS_URL: redis.url, MCP_STATE_KEY: Buffer.alloc(32, 9).toString('base64'), SESSIONS_PER_CALLER: '10000' }
   const a = await startExample(env)
   t.teardown(async () => a.stop())
   const b = await startExample(env)
