@@ -76,22 +76,21 @@ export class MemorySessionStore implements SessionStore {
   create (session: Session): true | Refusal {
     const caller = session.caller ?? NO_CALLER
     if (this.quota.check(caller) !== undefined) this.sweep()
-    const refusal = this.quota.check(caller)
+    const refusal = this.quota.take(caller)
     if (refusal !== undefined) return refusal
-    this.set(session)
+    this.entries.set(session.id, { session, lastSeen: this.now() })
+    this.newest = session.id
     return true
   }
 
-  /** A changed session, or one stored again (counted, whatever the bounds: it was held before). */
+  /**
+   * A changed session. One that is not here (it ended: deleted, or idle past its timeout) stays
+   * ended: a change that raced a DELETE must not bring it back, uncounted. New sessions come in
+   * through `create`.
+   */
   set (session: Session): void {
     const existing = this.entries.get(session.id)
-    if (existing !== undefined) {
-      existing.session = session
-      return
-    }
-    this.quota.add(session.caller ?? NO_CALLER)
-    this.entries.set(session.id, { session, lastSeen: this.now() })
-    this.newest = session.id
+    if (existing !== undefined) existing.session = session
   }
 
   delete (id: string): void {

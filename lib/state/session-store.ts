@@ -38,7 +38,8 @@ export interface Session {
  * costs no extra tick and a networked one fits the same contract.
  *
  * - `get` returns the live session and counts as activity (it resets idle expiry);
- * - `set` stores a changed session (or one stored again);
+ * - `set` stores a changed session; in a store with `create`, only one that is there (a change that
+ *   raced a DELETE must not bring the session back);
  * - `create` (optional) stores a new session unless the store's bounds refuse it: true when stored,
  *   else which bound refused it (`'caller'`: `session.caller` holds as many as it may; `'total'`:
  *   the store is full). It never drops a live session to make room. A store without it is given

@@ -354,7 +354,7 @@ export class StdioConnection {
       this.session = session
       return session
     }
-    await sessions.save(known)
+    await sessions.create(known, log)
     return known
   }
 

@@ -51,6 +51,12 @@ function session (id: string, changes: Partial<Session> = {}): Session {
   return { id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: {} }, initialized: false, ...changes }
 }
 
+/** A new session into a store: `create` when it has one (then `set` only changes), else `set`. */
+async function put (store: SessionStore, one: Session): Promise<void> {
+  if (store.create === undefined) await store.set(one)
+  else await store.create(one)
+}
+
 export function sessionStoreContract (t: Test, name: string, make: Maker<SessionStoreSubject>): void {
   t.test(`${name} (SessionStore): implements every method of the contract`, async (t) => {
     methods(t, (await make(t)).store, SESSION_STORE_METHODS)
@@ -71,9 +77,20 @@ export function sessionStoreContract (t: Test, name: string, make: Maker<Session
       subscriptions: ['test://a', 'file:///b c'],
       subject: 'user-42'
     })
-    await store.set(full)
+    await put(store, full)
     t.same(await store.get('full'), full, 'every field')
     t.same(await store.get('full'), full, 'and again: a get does not consume it')
+  })
+
+  t.test(`${name} (SessionStore): with create, set only changes a session that is there: one deleted stays gone`, async (t) => {
+    const { store } = await make(t)
+    if (store.create === undefined) return t.pass('no create: set stores new sessions too')
+    await store.set(session('never-created'))
+    t.equal(await store.get('never-created'), undefined, 'set made nothing new')
+    await put(store, session('a'))
+    await store.delete('a')
+    await store.set(session('a', { logLevel: 'debug' }))
+    t.equal(await store.get('a'), undefined, 'a change racing a DELETE does not bring the session back')
   })
 
   t.test(`${name} (SessionStore): create, when there, stores a new session until a bound refuses one; nothing live is dropped`, async (t) => {
@@ -99,7 +116,7 @@ export function sessionStoreContract (t: Test, name: string, make: Maker<Session
 
   t.test(`${name} (SessionStore): set on an existing id replaces the session`, async (t) => {
     const { store } = await make(t)
-    await store.set(session('a'))
+    await put(store, session('a'))
     const changed = session('a', { initialized: true, logLevel: 'info', subscriptions: ['test://x'] })
     await store.set(changed)
     t.same(await store.get('a'), changed)
@@ -107,8 +124,8 @@ export function sessionStoreContract (t: Test, name: string, make: Maker<Session
 
   t.test(`${name} (SessionStore): delete ends one session, the others are untouched; deleting an unknown id is harmless`, async (t) => {
     const { store } = await make(t)
-    await store.set(session('a'))
-    await store.set(session('b'))
+    await put(store, session('a'))
+    await put(store, session('b'))
     await store.delete('a')
     t.equal(await store.get('a'), undefined, 'deleted')
     t.same(await store.get('b'), session('b'), 'the other one kept')
@@ -119,8 +136,8 @@ export function sessionStoreContract (t: Test, name: string, make: Maker<Session
 
   t.test(`${name} (SessionStore): get counts as activity; a session unused for longer than the idle timeout ends`, async (t) => {
     const { store, idleTimeout, pass } = await make(t)
-    await store.set(session('used'))
-    await store.set(session('idle'))
+    await put(store, session('used'))
+    await put(store, session('idle'))
     // three steps of half the timeout: 'used' is read at each, 'idle' never
     for (let step = 1; step <= 3; step++) {
       await pass(idleTimeout / 2)
@@ -131,7 +148,7 @@ export function sessionStoreContract (t: Test, name: string, make: Maker<Session
 
   t.test(`${name} (SessionStore): close, when there, releases the store`, async (t) => {
     const { store } = await make(t)
-    await store.set(session('a'))
+    await put(store, session('a'))
     await close(t, store)
   })
 }

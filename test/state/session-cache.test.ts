@@ -12,13 +12,14 @@ import { sleep } from '../helpers/app.js'
 const session = (id: string, logLevel?: string): Session => ({ id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: {} }, initialized: true, ...(logLevel === undefined ? {} : { logLevel }) })
 
 /** A networked store as the cache sees one: every call a promise, and counted. */
-function counted (): { store: SessionStore & { create: NonNullable<SessionStore['create']> }, reads: string[], backing: MemorySessionStore, closed: () => boolean } {
-  const backing = new MemorySessionStore({ maxSessions: 100, maxPerCaller: 2, idleTimeout: 60_000 })
+function counted (maxPerCaller = 100): { store: SessionStore & { create: NonNullable<SessionStore['create']> }, reads: string[], backing: MemorySessionStore, closed: () => boolean } {
+  const backing = new MemorySessionStore({ maxSessions: 100, maxPerCaller, idleTimeout: 60_000 })
   const reads: string[] = []
   let closed = false
   const store = {
     get: async (id: string) => { reads.push(id); return backing.get(id) },
-    set: async (s: Session) => { backing.set({ ...s }) },
+    // a store of the host's own: set stores new sessions too
+    set: async (s: Session) => { if (backing.create({ ...s }) !== true) backing.set({ ...s }) },
     create: async (s: Session) => backing.create({ ...s }),
     delete: async (id: string) => { backing.delete(id) },
     close: () => { closed = true; backing.close() }
@@ -36,7 +37,7 @@ t.test('a copy serves synchronously until maxAge, then the store is read again; 
   const { store, reads, backing } = counted()
   const cache = new SessionCache(store, new MemoryBus(), 100, logs().log)
   t.teardown(() => cache.close())
-  backing.set(session('a'))
+  backing.create(session('a'))
   const first = cache.get('a')
   t.ok(first instanceof Promise, 'no copy yet: the store is read')
   t.same(await first, session('a'))
@@ -58,13 +59,13 @@ t.test('the bus drops a copy: sessionChanged and sessionEnded from another insta
   const bus = new MemoryBus()
   const cache = new SessionCache(store, bus, 60_000, logs().log)
   t.teardown(() => cache.close())
-  backing.set(session('a'))
+  backing.create(session('a'))
   await cache.get('a')
   bus.publish({ type: 'listChanged', list: 'tools' })
   bus.publish({ type: 'sessionNotification', sessionId: 'a', message: '{}' })
   cache.get('a')
   t.equal(reads.length, 1, 'other events: the copy stays')
-  backing.set(session('a', 'debug'))
+  backing.create(session('a', 'debug'))
   bus.publish({ type: 'sessionChanged', sessionId: 'a' })
   t.same(await cache.get('a'), session('a', 'debug'), 'changed elsewhere: read again, the change seen')
   backing.delete('a')
@@ -85,7 +86,7 @@ t.test('a read that a drop overtook keeps nothing: the next get reads the store'
   const bus = new MemoryBus()
   const cache = new SessionCache(slow, bus, 60_000, logs().log)
   t.teardown(() => cache.close())
-  backing.set(session('a'))
+  backing.create(session('a'))
   const reading = cache.get('a')
   await sleep(1)
   bus.publish({ type: 'sessionChanged', sessionId: 'a' })
@@ -116,7 +117,7 @@ t.test('set: a read begun before it keeps nothing, even when the bus reaches thi
   let release!: () => void
   const slow: SessionStore & { create: NonNullable<SessionStore['create']> } = {
     get: async (id) => { const found = backing.get(id); await new Promise<void>((resolve) => { release = resolve }); return found },
-    set: async (s) => { backing.set({ ...s }) },
+    set: async (s) => { if (backing.create({ ...s }) !== true) backing.set({ ...s }) },
     create: () => true as const,
     delete: () => {}
   }
@@ -128,7 +129,7 @@ t.test('set: a read begun before it keeps nothing, even when the bus reaches thi
     subscribe: (listener) => { listeners.push(listener); return () => {} }
   }
   const cache = new SessionCache(slow, late, 60_000, logs().log)
-  backing.set(session('a'))
+  backing.create(session('a'))
   const reading = cache.get('a')
   await sleep(1)
   const setting = cache.set(session('a', 'debug'))
@@ -158,7 +159,7 @@ t.test('at most maxSize copies, the oldest dropped first; a copy kept again move
   const { store, backing, reads } = counted()
   const cache = new SessionCache(store, new MemoryBus(), 60_000, logs().log, 2)
   t.teardown(() => cache.close())
-  for (const id of ['a', 'b', 'c']) backing.set(session(id))
+  for (const id of ['a', 'b', 'c']) backing.create(session(id))
   await cache.get('a')
   await cache.get('b')
   await cache.set(session('a')) // kept again: now the newest
@@ -173,7 +174,7 @@ t.test('at most maxSize copies, the oldest dropped first; a copy kept again move
 })
 
 t.test('create: a new session the store took is kept here; one it refused is not', async (t) => {
-  const { store, reads } = counted()
+  const { store, reads } = counted(2)
   const cache = new SessionCache(store, new MemoryBus(), 60_000, logs().log)
   t.teardown(() => cache.close())
   t.equal(await cache.create({ ...session('a'), caller: 'ip:1' }), true)
@@ -188,7 +189,7 @@ t.test('close: no more bus, no copies, and the store closed', async (t) => {
   const { store, closed, backing } = counted()
   const bus = new MemoryBus()
   const cache = new SessionCache(store, bus, 60_000, logs().log)
-  backing.set(session('a'))
+  backing.create(session('a'))
   await cache.get('a')
   t.equal(bus.size, 1)
   await cache.close()

@@ -103,7 +103,7 @@ export class Sessions {
     throw quotaRefusal('sessions', created, created === 'caller' ? this.bounds.perCaller : this.bounds.total, session.caller!, log)
   }
 
-  /** Stores a changed session (or one stored again). */
+  /** Stores a changed session (one that ended stays ended, in the plugin's stores). */
   save (session: Session): void | Promise<void> {
     return this.store.set(session)
   }

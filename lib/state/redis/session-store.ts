@@ -119,8 +119,9 @@ export class RedisSessionStore implements SessionStore {
     return text === null ? undefined : JSON.parse(text) as Session
   }
 
+  /** A changed session; one that ended (deleted, expired) stays ended (XX): a change racing a DELETE must not bring it back, uncounted. */
   async set (session: Session): Promise<void> {
-    await this.redis.command('session', 'SET', this.key(session.id), JSON.stringify(session), 'PX', this.bounds.idleTimeout)
+    await this.redis.command('session', 'SET', this.key(session.id), JSON.stringify(session), 'PX', this.bounds.idleTimeout, 'XX')
   }
 
   /** A new session, counted, unless its caller or the fleet is at its bound. */

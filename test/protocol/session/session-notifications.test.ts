@@ -10,7 +10,7 @@ const flush = async (): Promise<void> => await new Promise((resolve) => setImmed
 
 t.test('list changes, its own notifications, subscribed updates; others\' and unsubscribed ones not', async (t) => {
   const store = new MemorySessionStore({ idleTimeout: 60_000, maxSessions: 10 })
-  await store.set({ id: 's', protocolVersion: '2025-11-25', client: { info: undefined, capabilities: {} }, initialized: true, createdAt: 0, subscriptions: ['a://x'] })
+  await store.create({ id: 's', protocolVersion: '2025-11-25', client: { info: undefined, capabilities: {} }, initialized: true, createdAt: 0, subscriptions: ['a://x'] })
   const quiet: Logger = { child: () => quiet, error: () => {}, warn: () => {}, info: () => {}, debug: () => {} }
   const pushed: string[] = []
   const push = (message: string): void => { pushed.push(message) }
