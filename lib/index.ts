@@ -77,6 +77,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     pageSize: options.pageSize,
     registry,
     sessions,
+    sessionMaxSize: options.sessions.maxSize,
     sealer,
     inputTimeout: options.inputTimeout,
     hideForbidden: auth?.hideForbidden === true,
@@ -94,6 +95,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const questionQuota = new Quota('questions', { perCaller: options.questions.maxPerCaller, total: options.questions.maxQuestions })
   const legacy = new Sessions(sessions, bus, liveness, inbox, {
     sessions: { perCaller: options.sessions.maxPerCaller, total: options.sessions.maxSessions },
+    maxSize: options.sessions.maxSize,
     questions: questionQuota,
     alone: options.redis === undefined && options.bus === undefined
   })

@@ -53,6 +53,12 @@ export interface SessionOptions {
    * `initialize` is refused (429, `Retry-After`). Default 100 (or `maxSessions`, when lower).
    */
   maxPerCaller?: number
+  /**
+   * Bytes one session may take as stored (its client's `initialize` capabilities and clientInfo,
+   * its subscriptions): an `initialize` or a `resources/subscribe` beyond it is refused (-32602).
+   * Default 16,384.
+   */
+  maxSize?: number
 }
 
 export interface StreamOptions {
@@ -276,7 +282,7 @@ export interface ResolvedOptions {
   readonly maxBatchItems: number
   readonly keepAlive: number
   readonly closeTimeout: number
-  readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number, readonly maxPerCaller: number }
+  readonly sessions: { readonly store: SessionStore | undefined, readonly idleTimeout: number, readonly maxSessions: number, readonly maxPerCaller: number, readonly maxSize: number }
   readonly bus: Bus | undefined
   readonly events: { readonly store: EventStore | undefined, readonly maxPerStream: number, readonly maxEvents: number, readonly idleTimeout: number }
   readonly tasks: { readonly store: TaskStore | undefined, readonly maxTasks: number, readonly maxPerCaller: number, readonly ttl: number, readonly maxTtl: number, readonly pollInterval: number, readonly closeTimeout: number }
@@ -314,6 +320,7 @@ export const defaults = Object.freeze({
   idleTimeout: 30 * 60_000, // 30 minutes, in ms
   maxSessions: 10_000,
   maxSessionsPerCaller: 100,
+  maxSessionSize: 16 * 1024, // bytes a session takes as stored: real clients' capabilities are a few hundred
   maxBatchItems: 32,
   maxStreams: 10_000,
   maxStreamsPerCaller: 100,
@@ -340,7 +347,7 @@ export const defaults = Object.freeze({
 })
 
 const KNOWN = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons', 'instructions', 'path', 'ttl', 'pageSize', 'bodyLimit', 'maxBatchItems', 'keepAlive', 'closeTimeout', 'sessions', 'bus', 'events', 'tasks', 'streams', 'questions', 'redis', 'requestState', 'inputTimeout', 'tools', 'resources', 'prompts', 'skills', 'allowedHosts', 'allowedOrigins', 'auth', 'scopes', 'routeOptions', 'openapi', 'tracing', 'prefix', 'logLevel', 'logSerializers']
-const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions', 'maxPerCaller']
+const SESSION_KEYS = ['store', 'idleTimeout', 'maxSessions', 'maxPerCaller', 'maxSize']
 const STREAM_KEYS = ['maxStreams', 'maxPerCaller', 'maxBuffered']
 const QUESTION_KEYS = ['maxQuestions', 'maxPerCaller']
 const EVENT_KEYS = ['store', 'maxPerStream', 'maxEvents', 'idleTimeout']
@@ -572,7 +579,7 @@ export function resolveOptions (input: unknown): ResolvedOptions {
   if (typeof path !== 'string' || !path.startsWith('/')) fail('path', "a URL path starting with '/', such as '/mcp'", path)
 
   const sessions = input.sessions === undefined ? {} : input.sessions
-  if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions?, maxPerCaller? }', sessions)
+  if (!isObject(sessions)) fail('sessions', 'an object { store?, idleTimeout?, maxSessions?, maxPerCaller?, maxSize? }', sessions)
   unknownKeys(sessions, SESSION_KEYS, 'sessions.')
   const sessionIdle = integer(sessions, 'idleTimeout', 1, defaults.idleTimeout, 'milliseconds', 'sessions.idleTimeout')
   const maxSessions = integer(sessions, 'maxSessions', 1, defaults.maxSessions, 'sessions', 'sessions.maxSessions')
@@ -620,7 +627,8 @@ export function resolveOptions (input: unknown): ResolvedOptions {
       store: implementation<SessionStore>(sessions.store, 'sessions.store', 'SessionStore', SESSION_STORE_METHODS),
       idleTimeout: sessionIdle,
       maxSessions,
-      maxPerCaller: perCaller(sessions, 'sessions', maxSessions, 'maxSessions', defaults.maxSessionsPerCaller, 'sessions')
+      maxPerCaller: perCaller(sessions, 'sessions', maxSessions, 'maxSessions', defaults.maxSessionsPerCaller, 'sessions'),
+      maxSize: integer(sessions, 'maxSize', 1024, defaults.maxSessionSize, 'bytes', 'sessions.maxSize')
     }),
     bus: implementation<Bus>(input.bus, 'bus', 'Bus', BUS_METHODS),
     events: Object.freeze({

@@ -71,13 +71,14 @@ t.test('pageSize and bodyLimit', async (t) => {
 })
 
 t.test('sessions', async (t) => {
-  await refusesRegister(t, { ...base, sessions: 'memory' }, "fastify-sake: option 'sessions' must be an object { store?, idleTimeout?, maxSessions?, maxPerCaller? }, got \"memory\" (string)")
+  await refusesRegister(t, { ...base, sessions: 'memory' }, "fastify-sake: option 'sessions' must be an object { store?, idleTimeout?, maxSessions?, maxPerCaller?, maxSize? }, got \"memory\" (string)")
   await refusesRegister(t, { ...base, sessions: [] }, /option 'sessions' must be an object .*got \[\] \(array\)$/)
   await refusesRegister(t, { ...base, sessions: null }, /option 'sessions' must be an object .*got null \(null\)$/)
-  await refusesRegister(t, { ...base, sessions: { maxSession: 5 } }, /^fastify-sake: unknown option 'sessions\.maxSession' \(did you mean 'sessions\.maxSessions'\?\); known options are sessions\.store, sessions\.idleTimeout, sessions\.maxSessions, sessions\.maxPerCaller$/)
+  await refusesRegister(t, { ...base, sessions: { maxSession: 5 } }, /^fastify-sake: unknown option 'sessions\.maxSession' \(did you mean 'sessions\.maxSessions'\?\); known options are sessions\.store, sessions\.idleTimeout, sessions\.maxSessions, sessions\.maxPerCaller, sessions\.maxSize$/)
   await refusesRegister(t, { ...base, sessions: { idleTimeout: 0 } }, "fastify-sake: option 'sessions.idleTimeout' must be an integer >= 1 (milliseconds), got 0 (number)")
   await refusesRegister(t, { ...base, sessions: { maxSessions: 2.5 } }, "fastify-sake: option 'sessions.maxSessions' must be an integer >= 1 (sessions), got 2.5 (number)")
   await refusesRegister(t, { ...base, sessions: { maxPerCaller: 0 } }, "fastify-sake: option 'sessions.maxPerCaller' must be an integer >= 1 (sessions), got 0 (number)")
+  await refusesRegister(t, { ...base, sessions: { maxSize: 100 } }, "fastify-sake: option 'sessions.maxSize' must be an integer >= 1024 (bytes), got 100 (number)")
   await refusesRegister(t, { ...base, sessions: { maxSessions: 10, maxPerCaller: 11 } }, "fastify-sake: option 'sessions.maxPerCaller' must be at most sessions.maxSessions (10): one caller cannot hold more than the server holds in all, got 11 (number)")
   t.same(resolveOptions({ ...base, sessions: { maxSessions: 10 } }).sessions.maxPerCaller, 10, 'by default the smaller of 100 and the total')
   t.same(resolveOptions({ ...base, sessions: { maxSessions: 10, maxPerCaller: 10 } }).sessions.maxPerCaller, 10, 'at the total: accepted')
@@ -141,7 +142,7 @@ t.test('defaults', async (t) => {
     maxBatchItems: 32,
     keepAlive: 15_000,
     closeTimeout: 10_000,
-    sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000, maxPerCaller: 100 },
+    sessions: { store: undefined, idleTimeout: 30 * 60_000, maxSessions: 10_000, maxPerCaller: 100, maxSize: 16_384 },
     bus: undefined,
     events: { store: undefined, maxPerStream: 1000, maxEvents: 100_000, idleTimeout: 300_000 },
     tasks: { store: undefined, maxTasks: 10_000, maxPerCaller: 100, ttl: 600_000, maxTtl: 3_600_000, pollInterval: 1000, closeTimeout: 5000 },

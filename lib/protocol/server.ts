@@ -28,6 +28,8 @@ export interface ServerContext {
   readonly lists: ListPages
   /** 2025 sessions: methods that change the session (`logging/setLevel`, `resources/subscribe`) save it here. */
   readonly sessions: SessionStore
+  /** Bytes a 2025 session may take as stored (`sessions.maxSize`): `resources/subscribe` keeps within it. */
+  readonly sessionMaxSize: number
   /** Questions to the client: the requestState sealer, the 2025 answer timeout, the form validators. */
   readonly input: InputSettings
   /** `_meta` with serverInfo, for modern results. */
@@ -49,6 +51,8 @@ export interface ServerContextOptions {
   readonly pageSize: number
   readonly registry: Registry
   readonly sessions: SessionStore
+  /** `sessions.maxSize`; default: no bound. */
+  readonly sessionMaxSize?: number | undefined
   readonly sealer: RequestStateSealer
   readonly inputTimeout: number
   /** `auth.hideForbidden`: lists show each caller what its scopes allow. */
@@ -87,6 +91,7 @@ export function serverContext (options: ServerContextOptions): ServerContext {
     registry,
     lists: new ListPages(registry, { ttl, pageSize, serverInfoMeta, hideForbidden }),
     sessions,
+    sessionMaxSize: options.sessionMaxSize ?? Infinity,
     input: { sealer: options.sealer, timeout: options.inputTimeout, validators: new FormValidators() },
     serverInfoMeta,
     serverInfoMetaJson: '"_meta":' + JSON.stringify(serverInfoMeta),

@@ -164,6 +164,21 @@ t.test('sessions: the store\'s total, at the edge and one past it (503); nothing
   t.equal((await post(served.url, fromAddress('10.1.0.3'), initialize())).status, 200, 'one ended: room for the next')
 })
 
+t.test('sessions: what one session stores is bounded too: an initialize of a megabyte of capabilities is refused (sessions.maxSize)', async (t) => {
+  const served = await serve(t)
+  const big = { experimental: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'x'.repeat(40)])) }
+  const heap = process.memoryUsage().heapUsed
+  const answers = await Promise.all(Array.from({ length: 20 }, async () => await post(served.url, fromAddress('203.0.113.5'), initialize('2025-11-25', big))))
+  for (const answer of answers) {
+    t.equal(answer.status, 400)
+    t.equal(answer.body.error.code, -32602)
+    t.match(answer.body.error.message, /^Invalid params: initialize's capabilities and clientInfo make a session of \d+ bytes, more than sessions\.maxSize \(16384\) allows$/)
+  }
+  t.ok(process.memoryUsage().heapUsed - heap < 64 * 1024 * 1024, 'none of the twenty was kept')
+  const small = await post(served.url, fromAddress('203.0.113.5'), initialize('2025-11-25', { elicitation: {}, sampling: {}, roots: { listChanged: true } }))
+  t.equal(small.status, 200, "a real client's capabilities are well within it")
+})
+
 t.test('tasks, 2026-07-28: 10,000 from one caller: 100 kept, the rest 429; another caller\'s task still answers', async (t) => {
   const served = await serve(t)
   const victim = fromAddress('198.51.100.7')

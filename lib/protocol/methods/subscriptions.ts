@@ -23,7 +23,13 @@ export async function subscribe (server: ServerContext, call: Call): Promise<str
   const session = call.session!
   const current = session.subscriptions ?? []
   if (!current.includes(uri)) {
-    session.subscriptions = [...current, uri]
+    const subscriptions = [...current, uri]
+    // the session keeps its subscriptions: within sessions.maxSize, as what its initialize sent
+    const size = Buffer.byteLength(JSON.stringify({ ...session, subscriptions }))
+    if (size > server.sessionMaxSize) {
+      throw invalid(`subscribing to ${JSON.stringify(uri)} would make this session ${size} bytes, more than sessions.maxSize (${server.sessionMaxSize}) allows; unsubscribe from resources it no longer needs`)
+    }
+    session.subscriptions = subscriptions
     await server.sessions.set(session)
   }
   return '{}'
@@ -53,6 +59,9 @@ export interface SubscriptionFilter {
 
 const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
 
+/** The most resource URIs, or task ids, one listen takes: each task id is a store read when it opens. */
+export const MAX_LISTED = 1000
+
 function invalid (message: string): ProtocolError {
   return new ProtocolError(INVALID_PARAMS, `Invalid params: ${message}`)
 }
@@ -81,11 +90,14 @@ export function readFilter (params: Record<string, unknown>): SubscriptionFilter
     if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string' && uri.length > 0)) {
       throw invalid('notifications.resourceSubscriptions must be an array of resource URIs (non-empty strings)')
     }
+    if (uris.length > MAX_LISTED) throw invalid(`notifications.resourceSubscriptions lists ${uris.length} URIs, more than one listen takes (${MAX_LISTED})`)
     if (uris.length > 0) honoured.resourceSubscriptions = [...new Set(uris as string[])]
   }
   const taskIds = given.taskIds
   if (taskIds !== undefined) {
     if (!Array.isArray(taskIds) || !taskIds.every((id) => typeof id === 'string')) throw invalid('notifications.taskIds must be an array of task ids (strings)')
+    // each id is a read of the task store when the listen opens: no more than a listen takes
+    if (taskIds.length > MAX_LISTED) throw invalid(`notifications.taskIds lists ${taskIds.length} tasks, more than one listen takes (${MAX_LISTED})`)
     honoured.taskIds = [...new Set(taskIds as string[])]
   }
   return honoured

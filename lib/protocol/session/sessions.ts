@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { ProtocolError } from '../../errors.js'
 import { LEGACY_VERSIONS, isLegacyVersion, rulesOf } from '../../spec/eras.js'
-import { INTERNAL_ERROR, INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, SESSION_NOT_FOUND } from '../../spec/jsonrpc.js'
 import { CLIENT_NOTIFICATIONS } from '../../spec/methods.js'
 import type { ClientAnswer, Logger } from '../../spec/types.js'
 import type { Bus } from '../../state/bus.js'
@@ -41,6 +41,8 @@ export interface SessionLimits {
   readonly alone?: boolean
   /** The session store's bounds (`sessions.maxPerCaller`, `sessions.maxSessions`), which a refusal names. */
   readonly sessions?: QuotaBounds
+  /** Bytes a session may take as stored (`sessions.maxSize`). */
+  readonly maxSize?: number
   /** The questions each caller has waiting on this instance (`questions.maxPerCaller`, `questions.maxQuestions`). */
   readonly questions?: Quota
 }
@@ -54,6 +56,7 @@ export class Sessions {
   private collector: NodeJS.Timeout | undefined
   private readonly bounds: QuotaBounds
   private readonly alone: boolean
+  private readonly maxSize: number
   private collecting: Promise<void> | undefined
 
   /**
@@ -70,6 +73,7 @@ export class Sessions {
   ) {
     this.bounds = limits.sessions ?? { perCaller: Infinity, total: Infinity }
     this.alone = limits.alone === true
+    this.maxSize = limits.maxSize ?? Infinity
     this.questions = new ClientRequests(liveness.instance, limits.questions ?? new Quota('questions', { perCaller: Infinity, total: Infinity }), inbox)
     this.cancellations = new Cancellations(bus)
     // answers POSTed to another instance of the fleet reach the one holding the question here; a
@@ -98,6 +102,11 @@ export class Sessions {
    * with the quota's error (429 or 503, logged), and no session of anyone else is touched.
    */
   async create (session: Session, log: Logger): Promise<void> {
+    // a session keeps what its client sent: a client that sends a megabyte would store one
+    const size = Buffer.byteLength(JSON.stringify(session))
+    if (size > this.maxSize) {
+      throw new ProtocolError(INVALID_PARAMS, `Invalid params: initialize's capabilities and clientInfo make a session of ${size} bytes, more than sessions.maxSize (${this.maxSize}) allows`, 400)
+    }
     const created = this.store.create === undefined ? (await this.store.set(session), true) : await this.store.create(session)
     if (created === true) return
     throw quotaRefusal('sessions', created, created === 'caller' ? this.bounds.perCaller : this.bounds.total, session.caller!, log)
