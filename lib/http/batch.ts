@@ -53,6 +53,8 @@ export async function checkBatch (endpoint: Endpoint, request: FastifyRequest, c
 /** Answers a checked batch, item by item: an array of the requests' responses, or 202 when none has one. */
 export async function answerBatch (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: BatchChecked): Promise<FastifyReply> {
   endpoint.streams.calls.received(request)
+  // closing began while the batch passed its checks (a host hook that waited): nothing of it runs
+  if (endpoint.shutdown.closing) throw endpoint.shutdown.refusal
   const { session, items, messages } = checked
   const forwarded = itemHeaders(request, endpoint.batch.requestIdHeader)
   const answers = await Promise.all(items.map(async (item, i): Promise<string | undefined> => {
@@ -106,6 +108,8 @@ function itemHeaders (request: FastifyRequest, requestIdHeader: string | undefin
     if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith('mcp-param-') || name.startsWith(':')) continue
     headers[name] = value
   }
+  // HTTP/2 carries the host in `:authority`: the item needs it as `Host` (the Host check, a host's own routing)
+  headers.host ??= request.host
   if (requestIdHeader !== undefined) headers[requestIdHeader] = request.id
   return headers
 }
@@ -120,13 +124,12 @@ async function served (endpoint: Endpoint, request: FastifyRequest, id: RequestI
   let response: LightMyRequestResponse
   try {
     response = await endpoint.batch.inject(options)
-  /* c8 ignore start -- light-my-request rejects only for a server that cannot serve (not ready or
-     closed), and a batch is answered by a ready server whose close waits for it */
   } catch (err) {
-    request.log.error({ err }, 'fastify-sake: a batch item could not be served')
-    return id === undefined ? undefined : JSON.stringify(errorBody(id, new ProtocolError(INTERNAL_ERROR, 'Internal error')))
+    // Fastify's inject refuses once app.close() began, which it marks a moment before our own
+    // preClose hook does: every item of the batch is refused alike, and so is the batch, as closing
+    request.log.warn({ err }, 'fastify-sake: a batch arrived as the server began to close; refused whole')
+    throw endpoint.shutdown.refusal
   }
-  /* c8 ignore stop */
   return id === undefined ? undefined : responseOf(response, id, request)
 }
 
@@ -140,7 +143,11 @@ function responseOf (response: LightMyRequestResponse, id: RequestId, request: F
   try {
     parsed = JSON.parse(text)
   } catch {}
-  if (isObject(parsed) && parsed.jsonrpc === '2.0' && parsed.id === id) return text
+  if (isObject(parsed) && parsed.jsonrpc === '2.0') {
+    if (parsed.id === id) return text
+    // refused before its body was read (a Host or Origin check, the token): the error, with the item's id
+    if (parsed.id === null && isObject(parsed.error)) return JSON.stringify({ ...parsed, id })
+  }
   request.log.warn({ statusCode: response.statusCode }, 'fastify-sake: a batch item was answered with something other than its JSON-RPC response (a host hook\'s own reply?)')
   const status = response.statusCode
   const code = status >= 400 && status < 500 ? INVALID_REQUEST : INTERNAL_ERROR

@@ -7,6 +7,13 @@ import { build } from '../helpers/app.js'
 import { openSession, MODERN, post, send, sessionPost } from '../helpers/requests.js'
 import { captureLog } from '../helpers/logs.js'
 import { startRedis } from '../helpers/redis.js'
+import { connect } from 'node:http2'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ShuttingDownError } from '../../lib/errors.js'
+import { answerBatch, type BatchChecked } from '../../lib/http/batch.js'
+import type { Endpoint } from '../../lib/http/endpoint.js'
+import { classify } from '../../lib/protocol/inbound.js'
+import { Registry } from '../../lib/define/registry.js'
 
 const log = captureLog()
 let app: FastifyInstance
@@ -221,6 +228,72 @@ t.test('an answer inside a batch: one nobody waits for is dropped, the batch ans
   const res = await send(fleet, sessionPost(session, '2025-03-26', [{ jsonrpc: '2.0', id: 'sake-elsewhere-1', result: {} }, ping(1)], { 'mcp-protocol-version': undefined }))
   t.equal(res.status, 503, 'the fleet cannot tell whether its asker waits: the batch is refused, so that the client sends it again')
   t.equal(res.body.error.code, -32603)
+})
+
+t.test('a batch whose server began to close while it waited in a host hook: refused whole, 503, nothing runs', async (t) => {
+  let runs = 0
+  const closing = await build()
+  closing.registerTool({ name: 'count', execute: () => { runs++; return 'ran' } })
+  closing.addHook('preHandler', async (request) => {
+    // the batch waits here while the server begins to close
+    if (Array.isArray(request.body)) {
+      void closing.close()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })
+  await closing.ready()
+  const session = await openSession(closing, '2025-03-26')
+  const res = await send(closing, sessionPost(session, '2025-03-26', [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'count', arguments: {} } }], { 'mcp-protocol-version': undefined }))
+  t.equal(res.status, 503)
+  t.ok(res.headers['retry-after'])
+  t.match(res.body.error.message, /^Service Unavailable: this server instance is shutting down/)
+  t.equal(runs, 0)
+})
+
+t.test('answerBatch: an inject Fastify refuses (app.close() began a moment before our preClose) refuses the batch as closing', async (t) => {
+  const refusal = new ShuttingDownError(1)
+  const endpoint = {
+    streams: { calls: { received () {} } },
+    shutdown: { closing: false, refusal },
+    batch: { maxItems: 32, requestIdHeader: undefined, inject: async () => { throw Object.assign(new Error('Fastify is closing'), { code: 'FST_ERR_REOPENED_CLOSE_SERVER' }) } }
+  } as unknown as Endpoint
+  const warned: unknown[] = []
+  const request = { headers: { host: 'localhost' }, host: 'localhost', id: 'r', url: '/mcp', socket: { remoteAddress: '127.0.0.1' }, log: { warn: (obj: unknown) => warned.push(obj) } } as unknown as FastifyRequest
+  const item = classify(new Registry(), { jsonrpc: '2.0', id: 1, method: 'ping' }, 's', undefined)
+  const checked = { kind: 'batch', session: { id: 's' }, items: [item], messages: [{ jsonrpc: '2.0', id: 1, method: 'ping' }] } as unknown as BatchChecked
+  await t.rejects(answerBatch(endpoint, request, {} as FastifyReply, checked), refusal)
+  t.equal(warned.length, 1, 'logged at warn')
+})
+
+t.test("an item refused before its body was read gets that error with its own id; an HTTP/2 batch's items keep its host", async (t) => {
+  let seen = 0
+  const refusing = await build({ allowedHosts: ['mcp.example.com'] }, { http2: true })
+  refusing.addHook('onRequest', async (request) => {
+    if (request.headers['x-refuse-items'] !== undefined && seen++ > 0) throw Object.assign(new Error('go away'), { statusCode: 403 })
+  })
+  await refusing.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(() => refusing.close())
+  const { port } = refusing.server.address() as { port: number }
+  const h2 = connect(`http://127.0.0.1:${port}`)
+  t.teardown(() => h2.close())
+  const h2post = async (headers: Record<string, string>, body: unknown): Promise<{ status: number, headers: Record<string, unknown>, body: any }> => await new Promise((resolve, reject) => {
+    const stream = h2.request({ ':method': 'POST', ':path': '/mcp', ':authority': 'mcp.example.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers })
+    let text = ''
+    let head: Record<string, unknown> = {}
+    stream.setEncoding('utf8')
+    stream.on('response', (h) => { head = h })
+    stream.on('data', (chunk: string) => { text += chunk })
+    stream.on('end', () => resolve({ status: Number(head[':status']), headers: head, body: text === '' ? undefined : JSON.parse(text) }))
+    stream.on('error', reject)
+    stream.end(JSON.stringify(body))
+  })
+  const init = await h2post({}, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'h2', version: '1' } } })
+  const session = init.headers['mcp-session-id'] as string
+  t.ok(session, 'HTTP/2, Host from :authority, allowed')
+  const ok = await h2post({ 'mcp-session-id': session }, [ping('h2')])
+  t.same(ok.body, [{ jsonrpc: '2.0', id: 'h2', result: {} }], "the item passed the Host check with the batch's :authority")
+  const refused = await h2post({ 'mcp-session-id': session, 'x-refuse-items': '1' }, [ping(5)])
+  t.same(refused.body, [{ jsonrpc: '2.0', id: 5, error: { code: -32600, message: 'Forbidden: go away' } }], 'the refusal, with the item\'s id')
 })
 
 t.test('nothing here was logged as an error', async (t) => {
