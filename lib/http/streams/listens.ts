@@ -28,7 +28,13 @@ export class Listens {
     const caller = callerOf(request)
     const refusal = this.quota.take(caller)
     if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)
-    const conn = new SseConnection(reply, this.sse, { stream: 'listen' })
+    let conn: SseConnection
+    try {
+      conn = new SseConnection(reply, this.sse, { stream: 'listen' })
+    } catch (err) {
+      this.quota.give(caller)
+      throw err
+    }
     const subscription = subscribe(this.bus, call.id, filter, tasks, (text) => conn.send(text), request.log)
     const entry = {
       end: () => {

@@ -51,7 +51,13 @@ export class SessionStreams {
     const caller = callerOf(request)
     const refusal = this.quota.take(caller)
     if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)
-    const conn = new SseConnection(reply, this.sse, label)
+    let conn: SseConnection
+    try {
+      conn = new SseConnection(reply, this.sse, label)
+    } catch (err) {
+      this.quota.give(caller)
+      throw err
+    }
     conn.onClose(() => { this.quota.give(caller) })
     return conn
   }

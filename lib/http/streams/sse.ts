@@ -57,7 +57,14 @@ export class SseConnection {
     // proxies such as nginx would otherwise hold events back until the buffer fills
     headers['x-accel-buffering'] = 'no'
     reply.hijack()
-    raw.writeHead(200, headers as Record<string, string>)
+    try {
+      raw.writeHead(200, headers as Record<string, string>)
+    } catch (err) {
+      // a header a host hook set that Node refuses (a value with a newline): the reply is ours now,
+      // and no answer can go out on it; the client must not wait for one
+      raw.destroy()
+      throw err
+    }
     // Hold whatever this turn of the event loop writes (progress, the answer of a quick call, the
     // end) and send it with the headers as one chunk: one write for Node's HTTP layer instead of one
     // per event (a chunk header, the event and a CRLF each), and one syscall. A slower call gets its

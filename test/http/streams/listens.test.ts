@@ -259,3 +259,18 @@ t.test('app.mcp.listChanged and resourceUpdated check their argument', async (t)
   await t.rejects(app.mcp.listChanged('widgets' as any), { name: 'TypeError', message: /takes 'tools', 'resources' or 'prompts', got "widgets"/ })
   await t.rejects(app.mcp.resourceUpdated(''), { name: 'TypeError', message: /the resource's URI, a non-empty string, got ""/ })
 })
+
+t.test('a stream that cannot open (a host hook set a header Node refuses) gives its place back, and the client is not left waiting', async (t) => {
+  const app = await build({ keepAlive: 0, streams: { maxStreams: 10, maxPerCaller: 1 } })
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers['x-break'] !== undefined) reply.header('x-broken', 'a\nb')
+  })
+  const url = await listen(t, app)
+  for (let i = 0; i < 2; i++) {
+    const failed = await streamPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, { 'x-break': '1' }).then(() => 'answered', (err: Error) => err.message)
+    t.not(failed, 'answered', `attempt ${i + 1}: the connection is closed, not left open`)
+  }
+  const ok = await streamPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+  t.teardown(() => ok.close())
+  t.equal(ok.status, 200, 'the caller still has its one place: the failed ones gave theirs back')
+})

@@ -233,3 +233,17 @@ t.test('older sessions: GET streams carry no ids and no priming; Last-Event-ID i
   t.ok(events.every((e) => e.id === undefined && e.data !== ''), 'no priming, no ids')
   stream.close()
 })
+
+t.test('a GET stream that cannot open (a host hook set a header Node refuses) gives its place back', async (t) => {
+  const app = await build({ keepAlive: 0, streams: { maxStreams: 10, maxPerCaller: 1 } })
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'GET' && request.headers['x-break'] !== undefined) reply.header('x-broken', 'a\nb')
+  })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url)
+  const broken = await open(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'x-break': '1' } }).then(() => 'answered', (err: Error) => err.message)
+  t.not(broken, 'answered', 'the connection is closed, not left open')
+  const get = await getStream(url, sid)
+  t.teardown(() => get.close())
+  t.equal(get.status, 200, 'the caller still has its one place')
+})
