@@ -2,13 +2,17 @@
  * The default bus: a set of listeners in this process. Every open stream is a listener, and handing
  * one event to 10,000 streams in one go held the event loop for a quarter of a second and more (a
  * stream's write is a few µs in the listener, then 20 to 40 µs more when Node writes the chunk to
- * the socket, in `process.nextTick`, before the event loop turns). Delivery therefore goes in
- * slices of at most `SLICE_LISTENERS` listeners and `SLICE_MS`, with a turn of the event loop
- * (`setImmediate`) between two: requests, timers and other sockets go on meanwhile. Events reach
- * every listener in the order they were published (one published while an earlier one is still
- * being delivered waits for it), a listener that unsubscribed meanwhile is not called, and one
- * that subscribed after the publish does not hear it. A fan-out that fits in one slice (the common
- * case: a few listeners) is delivered within `publish`, as before: no extra tick.
+ * the socket, in `process.nextTick`, before the event loop turns). The events every stream writes
+ * (a list changed, a resource updated) therefore go out in slices of at most `SLICE_LISTENERS`
+ * listeners and `SLICE_MS`, with a turn of the event loop (`setImmediate`) between two: requests,
+ * timers and other sockets go on meanwhile. They reach every listener in the order they were
+ * published (one published while an earlier one is still being delivered waits for it), a
+ * listener that unsubscribed meanwhile is not called, and one that subscribed after the publish
+ * does not hear it. A fan-out that fits in one slice (the common case: a few listeners) is
+ * delivered within `publish`, as before: no extra tick. An event meant for one session, call or
+ * task (an answer, a cancel, a task's change) reaches every listener at once: all but its own
+ * return without writing, and it must not wait behind a fan-out (issue 40's review: behind the
+ * slices of 10,000 streams, such events went out a few a second on a loaded server).
  */
 import type { Bus, BusEvent, BusListener } from './bus.js'
 
@@ -21,6 +25,12 @@ import type { Bus, BusEvent, BusListener } from './bus.js'
 export const SLICE_LISTENERS = 64
 /** The longest a slice calls listeners, in ms, for listeners slower than that (a listener already called finishes first). */
 export const SLICE_MS = 4
+
+/**
+ * The events every stream writes (a list changed, a resource updated): handed out in slices. Any
+ * other is meant for one session, call or task, and reaches every listener at once (`deliverNow`).
+ */
+const BROADCAST: ReadonlySet<BusEvent['type']> = new Set(['listChanged', 'resourceUpdated'])
 
 /** What is left of the slice under way. */
 interface Slice {
@@ -68,6 +78,12 @@ export class MemoryBus implements Bus {
    * promise that settles once it has (rejected with what a listener threw).
    */
   publish (event: BusEvent): void | Promise<void> {
+    // what is meant for one session, call or task: every listener but its own returns at once, so
+    // all of them take little time, and waiting behind a fan-out would delay an answer or a cancel
+    if (!BROADCAST.has(event.type)) {
+      this.deliverNow(event)
+      return
+    }
     const delivery: Delivery = { event, last: this.subscribed, at: undefined, held: undefined, done: false, failure: undefined, settle: undefined }
     this.queue.push(delivery)
     // nothing waits before it: delivered now, as far as one slice goes
@@ -86,6 +102,21 @@ export class MemoryBus implements Bus {
     const entry: Entry = { listener, seq: ++this.subscribed }
     this.listeners.add(entry)
     return () => { this.listeners.delete(entry) }
+  }
+
+  /** An event for one session, call or task, to every listener now; what a listener threw is thrown after the others had it. */
+  private deliverNow (event: BusEvent): void {
+    let failure: { readonly error: unknown } | undefined
+    for (const entry of [...this.listeners]) {
+      // a listener a previous one removed (its stream closed) is not called
+      if (!this.listeners.has(entry)) continue
+      try {
+        entry.listener(event)
+      } catch (error) {
+        failure ??= { error }
+      }
+    }
+    if (failure !== undefined) throw failure.error
   }
 
   /** Drops every listener; deliveries under way end (their promises resolve). */

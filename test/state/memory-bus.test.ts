@@ -184,3 +184,25 @@ t.test('close during a sliced delivery: what waits is dropped and its promises r
   t.same(heard, ['tools', 'new prompts'], 'the closed delivery stopped; the event published after the close went to the new listener')
   closing.close()
 })
+
+t.test('an event for one session, call or task reaches every listener at once, even behind a sliced fan-out; a throw comes after the others had it', async (t) => {
+  const bus = new MemoryBus()
+  const heard: string[] = []
+  for (let i = 0; i < SLICE_LISTENERS * 3; i++) bus.subscribe((event) => { if (i === 0) heard.push(event.type) })
+  const fanOut = bus.publish({ type: 'listChanged', list: 'tools' })
+  t.ok(fanOut instanceof Promise, 'the list change is sliced')
+  const targeted = bus.publish({ type: 'taskStatus', taskId: 't1' })
+  t.equal(targeted, undefined, 'the task change is delivered within publish, ahead of the slices')
+  t.same(heard, ['listChanged', 'taskStatus'])
+  await fanOut
+
+  const small = new MemoryBus()
+  const order: string[] = []
+  let second: () => void = () => {}
+  small.subscribe(() => { order.push('first'); second() })
+  second = small.subscribe(() => { order.push('second') })
+  small.subscribe(() => { throw new Error('a broken listener') })
+  small.subscribe(() => { order.push('last') })
+  t.throws(() => small.publish({ type: 'cancelled', sessionId: 's', requestId: 1 }), /a broken listener/)
+  t.same(order, ['first', 'last'], 'one unsubscribed by an earlier listener is not called; the one after a throw is')
+})
