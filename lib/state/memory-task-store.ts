@@ -25,6 +25,12 @@ export class MemoryTaskStore implements TaskStore {
   /** Each caller's task ids: what its bound counts, and what a sweep at that bound looks at. */
   private readonly byCaller = new Map<string, Set<string>>()
   private readonly bounds: QuotaBounds
+  /**
+   * When the first kept (finished) record ends, as the last sweep left it or a later one finished:
+   * before then nothing can be swept, and a store at its bound refuses without looking at each
+   * record (a flood of refusals costs nothing per record).
+   */
+  private nextEnd = Infinity
   private readonly now: () => number
   private readonly timer: NodeJS.Timeout
 
@@ -52,10 +58,11 @@ export class MemoryTaskStore implements TaskStore {
       if (this.heldBy(caller) >= this.bounds.perCaller) return 'caller'
     }
     if (this.records.size >= this.bounds.total) {
-      this.sweep()
+      if (this.now() >= this.nextEnd) this.sweep()
       if (this.records.size >= this.bounds.total) return 'total'
     }
     this.records.set(record.taskId, record)
+    this.ending(record)
     const mine = this.byCaller.get(caller)
     if (mine === undefined) this.byCaller.set(caller, new Set([record.taskId]))
     else mine.add(record.taskId)
@@ -75,7 +82,9 @@ export class MemoryTaskStore implements TaskStore {
   transition (taskId: string, version: number, patch: TaskPatch): boolean {
     const record = this.get(taskId)
     if (record === undefined || record.version !== version) return false
-    this.records.set(taskId, { ...record, ...patch, version: version + 1 })
+    const changed = { ...record, ...patch, version: version + 1 }
+    this.records.set(taskId, changed)
+    this.ending(changed)
     return true
   }
 
@@ -115,12 +124,24 @@ export class MemoryTaskStore implements TaskStore {
 
   /** A record is kept until `createdAt + ttl`; a live one past it is the lifecycle's to fail first. */
   private expired (record: TaskRecord): boolean {
-    return TERMINAL.has(record.status) && this.now() >= (record.keepUntil ?? record.createdAt + record.ttl)
+    return TERMINAL.has(record.status) && this.now() >= endOf(record)
+  }
+
+  /** A record that finished: the first end to come may now be its. */
+  private ending (record: TaskRecord): void {
+    if (TERMINAL.has(record.status)) this.nextEnd = Math.min(this.nextEnd, endOf(record))
   }
 
   sweep (): void {
+    this.nextEnd = Infinity
     for (const [id, record] of this.records) {
       if (this.expired(record)) this.delete(id)
+      else this.ending(record)
     }
   }
+}
+
+/** When a finished record ends: its `keepUntil`, else `createdAt + ttl`. */
+function endOf (record: TaskRecord): number {
+  return record.keepUntil ?? record.createdAt + record.ttl
 }

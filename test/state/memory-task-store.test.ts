@@ -76,3 +76,19 @@ t.test('the sweep timer runs and close stops it', async (t) => {
   store.close()
   t.equal(store.size, 0, 'close forgets everything')
 })
+
+t.test('at maxTasks a refusal reads no record until the first kept one can have ended', async (t) => {
+  const { store, clock } = storeWith(3)
+  for (const id of ['a', 'b', 'c']) store.create({ ...record(id, { ttl: 1000 }), caller: `ip:${id}` })
+  let sweeps = 0
+  const sweep = store.sweep.bind(store)
+  store.sweep = () => { sweeps++; sweep() }
+  for (let i = 0; i < 100; i++) t.equal(store.create({ ...record(`x${i}`), caller: `ip:x${i}` }), 'total')
+  t.equal(sweeps, 0, 'all live: a hundred refusals, no sweep')
+  store.transition('b', 0, { status: 'completed' })
+  t.equal(store.create({ ...record('y'), caller: 'ip:y' }), 'total', 'b is kept until its ttl')
+  t.equal(sweeps, 0, 'and its end has not come: still no sweep')
+  clock.now += 1000
+  t.equal(store.create({ ...record('y'), caller: 'ip:y' }), true, 'its end came: swept, and room')
+  t.equal(sweeps, 1)
+})

@@ -8,47 +8,30 @@
  * trimmed of ids older than any record can live, for `tasks/list` (2025-11-25).
  *
  * Bounded across the fleet (issue 40): every task is in `<prefix>tasks` (`<taskId> <caller>`) and
- * in its caller's `<prefix>caller-tasks:<caller>`, scored by when its record expires at the latest
- * (`createdAt + ttl + grace`); a record can be gone sooner (a finished task at its ttl, a delete),
- * so at a bound the members are checked (EXISTS) before a new task is refused. The scripts read
- * task keys they are not given: fine on one Redis (or a primary with replicas); a Redis Cluster
- * would need them in one slot.
+ * in its caller's `<prefix>caller-tasks:<caller>`, scored by when its record expires: at creation
+ * `createdAt + ttl + grace`, and again at each transition, which moves its end (a finished task
+ * ends at its ttl or `keepUntil`); a delete removes it. So the counts are what is past no score,
+ * exact without reading any record. TRANSITION writes the counted sets of the record's caller,
+ * keys it is not given: fine on one Redis (or a primary with replicas); a Redis Cluster would need
+ * them in one slot.
  */
 import { TERMINAL, type TaskPage, type TaskPatch, type TaskRecord, type TaskStore } from '../task-store.js'
 import type { Refusal } from '../quota.js'
 import type { RedisConnection } from './connection.js'
 
 // [task key, owner key, caller's tasks, all tasks] [expireAt, createdAt, taskId, now, oldest kept,
-// perCaller, total, task key prefix, caller, field, value, ...]; the counted sets are scored by when
-// each record expires at the latest: what is past it is gone; what is not is checked at a bound
+// perCaller, total, caller, field, value, ...]; the counted sets are scored by when each record
+// expires (TRANSITION scores a record again when its end moves): what is past it is gone
 const CREATE = `
-local per_caller, total, prefix, caller = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
-local function gone(id)
-  return redis.call('EXISTS', prefix .. id) == 0
-end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[4])
-if redis.call('ZCARD', KEYS[3]) >= per_caller then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if gone(id) then
-      redis.call('ZREM', KEYS[3], id)
-      redis.call('ZREM', KEYS[4], id .. ' ' .. caller)
-    end
-  end
-  if redis.call('ZCARD', KEYS[3]) >= per_caller then return 'caller' end
-end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 'caller' end
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[4])
-if redis.call('ZCARD', KEYS[4]) >= total then
-  for _, member in ipairs(redis.call('ZRANGE', KEYS[4], 0, 999)) do
-    local id = string.match(member, '^(%S+)')
-    if gone(id) then redis.call('ZREM', KEYS[4], member) end
-  end
-  if redis.call('ZCARD', KEYS[4]) >= total then return 'total' end
-end
+if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[7]) then return 'total' end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[3])
-redis.call('ZADD', KEYS[4], ARGV[1], ARGV[3] .. ' ' .. caller)
+redis.call('ZADD', KEYS[4], ARGV[1], ARGV[3] .. ' ' .. ARGV[8])
 if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[1]) - tonumber(ARGV[4]) then redis.call('PEXPIREAT', KEYS[3], ARGV[1]) end
-redis.call('HSET', KEYS[1], unpack(ARGV, 10))
+redis.call('HSET', KEYS[1], unpack(ARGV, 9))
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[5])
@@ -56,15 +39,16 @@ local keep = tonumber(ARGV[1]) - tonumber(ARGV[4])
 if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) end
 return 1`
 
-// [task key] [version, grace, field, value, ...]; an empty value deletes the field
+// [task key] [version, grace, key prefix, taskId, field, value, ...]; an empty value deletes the
+// field. The record's end moves (finished: its ttl or keepUntil): so does its score in the counts
 const TRANSITION = `
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version or tonumber(version) ~= tonumber(ARGV[1]) then return 0 end
-for i = 3, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
 redis.call('HSET', KEYS[1], 'version', tonumber(version) + 1)
-local f = redis.call('HMGET', KEYS[1], 'status', 'createdAt', 'ttl', 'keepUntil')
+local f = redis.call('HMGET', KEYS[1], 'status', 'createdAt', 'ttl', 'keepUntil', 'caller')
 local ends = tonumber(f[2]) + tonumber(f[3])
 if f[1] == '"completed"' or f[1] == '"failed"' or f[1] == '"cancelled"' then
   ends = tonumber(f[4] or '') or ends
@@ -72,6 +56,11 @@ else
   ends = ends + tonumber(ARGV[2])
 end
 redis.call('PEXPIREAT', KEYS[1], ends)
+if f[5] then
+  local caller = cjson.decode(f[5])
+  redis.call('ZADD', ARGV[3] .. 'caller-tasks:' .. caller, 'XX', ends, ARGV[4])
+  redis.call('ZADD', ARGV[3] .. 'tasks', 'XX', ends, ARGV[4] .. ' ' .. caller)
+end
 return 1`
 
 // [task key, owner key, caller's tasks, all tasks] [taskId, caller]
@@ -130,7 +119,7 @@ export class RedisTaskStore implements TaskStore {
     const caller = record.caller ?? ''
     const created = await this.redis.script('task', CREATE, [this.key(record.taskId), this.ownerKey(record.owner), this.callerKey(caller), this.all], [
       record.createdAt + record.ttl + this.grace, record.createdAt, record.taskId, now, now - this.maxLife,
-      this.maxPerCaller, this.maxTasks, this.key(''), caller, ...fields(record as unknown as Record<string, unknown>)
+      this.maxPerCaller, this.maxTasks, caller, ...fields(record as unknown as Record<string, unknown>)
     ])
     return created === 1 || (typeof created === 'string' ? created as Refusal : false)
   }
@@ -145,7 +134,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async transition (taskId: string, version: number, patch: TaskPatch): Promise<boolean> {
-    const changed = await this.redis.script('task', TRANSITION, [this.key(taskId)], [version, this.grace, ...fields(patch as Record<string, unknown>, true)])
+    const changed = await this.redis.script('task', TRANSITION, [this.key(taskId)], [version, this.grace, this.redis.prefix, taskId, ...fields(patch as Record<string, unknown>, true)])
     return changed === 1
   }
 
