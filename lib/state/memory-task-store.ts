@@ -52,9 +52,9 @@ export class MemoryTaskStore implements TaskStore {
 
   create (record: TaskRecord): true | Refusal {
     const caller = record.caller ?? NO_CALLER
-    // at a bound, what is past its ttl goes first: only live and kept records count
+    // at a bound, what is past its ttl goes first (once one can be): only live and kept records count
     if (this.heldBy(caller) >= this.bounds.perCaller) {
-      for (const taskId of [...this.byCaller.get(caller)!]) this.get(taskId)
+      if (this.now() >= this.nextEnd) for (const taskId of [...this.byCaller.get(caller)!]) this.get(taskId)
       if (this.heldBy(caller) >= this.bounds.perCaller) return 'caller'
     }
     if (this.records.size >= this.bounds.total) {
