@@ -125,7 +125,7 @@ export class CallStreams {
     }
     // the stream opens at the first thing that goes out on it, once the quotas allow it: a question
     // refused by one is refused before anything was sent, so the call can still answer 429 plainly
-    const channel: Channel = {
+    const channel = (): Channel => ({
       // a notification the stream quota has no room for is dropped, as one to a client gone away
       notify: (method, params) => held === undefined && this.quota.check(callerOf(request)) !== undefined ? false : opened().notify(method, params),
       request: async (method, params, options) => {
@@ -134,16 +134,18 @@ export class CallStreams {
       },
       // a connection to close exists only once the stream is open; only a resumable one can be closed
       closeConnection: streaming && resumable ? (retryMs) => opened().closeConnection!(retryMs) : undefined
-    }
+    })
     let deferredCall: Call
     if (streaming) {
-      deferredCall = { ...call, channel, transport: detached ?? call.transport }
+      deferredCall = { ...call, channel: channel(), transport: detached ?? call.transport }
       if (this.sse.keepAlive > 0) {
         silence = setTimeout(opened, this.sse.keepAlive)
         silence.unref()
       }
     } else {
-      deferredCall = { ...call, openStream: () => channel }
+      // most calls that may ask never do: the channel is made when the first question comes
+      let asking: Channel | undefined
+      deferredCall = { ...call, openStream: () => (asking ??= channel()) }
     }
     return {
       call: deferredCall,
