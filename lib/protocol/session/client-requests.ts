@@ -154,6 +154,15 @@ export class ClientRequests {
     this.cancel(this.pending.keys(), 'the server is closing')
   }
 
+  /**
+   * Whether this instance asked a question with this id (`sake-<instance>-<n>`, `n` one it gave
+   * out), answered, timed out or still waiting: a late answer to it is no forgery.
+   */
+  asked (id: string): boolean {
+    const n = Number(id.slice(id.lastIndexOf('-') + 1))
+    return id.startsWith(`sake-${this.instance}-`) && Number.isInteger(n) && n >= 1 && n <= this.next
+  }
+
   /** Whether an id could be one of ours, on this instance or another of the fleet. */
   static mayBeOurs (id: unknown): id is string {
     return typeof id === 'string' && id.startsWith('sake-')

@@ -167,15 +167,21 @@ export class Sessions {
   /**
    * A client's response to one of our questions: to the question, when this process asked it;
    * otherwise left in the asker's inbox (when there is one) and onto the bus, for the instance
-   * that did. Refused (400) when no question waits for it: an id that is not ours, or one of ours
-   * that no longer waits (answered, timed out) or never existed, on this instance or, through the
-   * inbox, on the one that asked; nothing is kept for it (issue 40). Refused (410) when the
+   * that did. A late answer to a question this instance asked is dropped (202). Refused (400) when
+   * no question waits for it: an id that is not ours, or was never asked, or (through the inbox)
+   * one the instance that asked no longer waits for; nothing is kept for it (issue 40). Refused (410) when the
    * instance that asked died: the answer has nobody to reach, and the call that asked ended with
    * an error; refused (503) when the inbox cannot keep it, so that the client knows it was not delivered.
    */
   async answered (sessionId: string, id: unknown, answer: ClientAnswer, log: Logger): Promise<void> {
     if (!ClientRequests.mayBeOurs(id)) throw unexpected(id)
     if (this.questions.answer(sessionId, id, answer)) return
+    // a question this instance asked that no longer waits (answered, timed out, its call ended): a
+    // late answer, as a client may send after a timeout, is taken and dropped, never kept
+    if (this.questions.asked(id)) {
+      log.debug({ id }, 'fastify-sake: a late answer to a question that no longer waits; dropped')
+      return
+    }
     const asker = ClientRequests.askedBy(id)
     // alone (no fleet, no bus of the host's own), no other instance can have asked it
     if (asker === this.liveness.instance || this.alone) throw unexpected(id)

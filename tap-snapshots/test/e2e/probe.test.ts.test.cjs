@@ -239,7 +239,7 @@ le 2025-11-25 initialize 2025-11-25 | 200 | content-type=application/json; chars
 le 2025-11-25 notifications/initialized | 202 |  | <empty>
 le 2025-11-25 question = {"id":"sake-<P>-1","jsonrpc":"2.0","method":"elicitation/create","params":{"_meta":{"io.github.fastify-sake/key":"who"},"message":"Who should be greeted?","mode":"form","requestedSchema":{"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}}}
 le 2025-11-25 answer POST | 202 |  | <empty>
-le 2025-11-25 answer again (already answered) | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32600,"message":"Bad Request: no question of this server waits for an answer with id \\"sake-<P>-1\\" on this session (it was never asked, was answered already, or timed out)"},"id":null,"jsonrpc":"2.0"}
+le 2025-11-25 answer again (already answered) | 202 |  | <empty>
 le 2025-11-25 tools/call greet | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
     id: <ID>:0
     data:
@@ -275,7 +275,7 @@ le 2025-06-18 initialize 2025-06-18 | 200 | content-type=application/json; chars
 le 2025-06-18 notifications/initialized | 202 |  | <empty>
 le 2025-06-18 question = {"id":"sake-<P>-5","jsonrpc":"2.0","method":"elicitation/create","params":{"_meta":{"io.github.fastify-sake/key":"who"},"message":"Who should be greeted?","requestedSchema":{"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}}}
 le 2025-06-18 answer POST | 202 |  | <empty>
-le 2025-06-18 answer again (already answered) | 400 | content-type=application/json; charset=utf-8 | {"error":{"code":-32600,"message":"Bad Request: no question of this server waits for an answer with id \\"sake-<P>-5\\" on this session (it was never asked, was answered already, or timed out)"},"id":null,"jsonrpc":"2.0"}
+le 2025-06-18 answer again (already answered) | 202 |  | <empty>
 le 2025-06-18 tools/call greet | 200 | cache-control=no-cache; content-type=text/event-stream; x-accel-buffering=no | SSE
     data: {"id":"sake-<P>-5","jsonrpc":"2.0","method":"elicitation/create","params":{"_meta":{"io.github.fastify-sake/key":"who"},"message":"Who should be greeted?","requestedSchema":{"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}}}
     data: {"id":165,"jsonrpc":"2.0","result":{"content":[{"text":"Hello, Ada!","type":"text"}]}}

@@ -106,7 +106,7 @@ t.test('no answer in time: a timeout the tool sees', async (t) => {
   const result = (await stream.message()).result
   t.match(result.content[0].text, /the client did not answer elicitation\/create \('who'\) within 1 ms/)
   t.match(seen[0], { reason: 'timeout' })
-  t.equal(await answer(url, sid, request.id, { result: { action: 'decline' } }), 400, 'a late answer is refused: no question waits for it')
+  t.equal(await answer(url, sid, request.id, { result: { action: 'decline' } }), 202, 'a late answer to a question asked here is taken and dropped')
 })
 
 t.test('the client goes away: the question is cancelled', async (t) => {
@@ -264,7 +264,8 @@ t.test('an answer posted to another instance of the fleet reaches the one that a
   t.equal(await answer(a.url, sid, null, { error: { code: -32700, message: 'x' } }), 400)
   t.equal(await answer(a.url, sid, 17, { error: { code: 1, message: 'x', data: { why: 'numbers are never our ids' } } }), 400)
   t.equal(await answer(a.url, sid, 'not-ours', { result: { big: 'x'.repeat(1000) } }), 400)
-  t.equal(await answer(a.url, sid, request.id, { result: { action: 'accept', content: { name: 'Again' } } }), 400, 'answered already: refused')
+  t.equal(await answer(a.url, sid, request.id, { result: { action: 'accept', content: { name: 'Again' } } }), 202, 'answered already, on the instance that asked: taken and dropped')
+  t.equal(await answer(a.url, sid, request.id.replace(/-\d+$/, '-999'), { result: {} }), 400, 'an id this instance never gave out: refused')
   t.equal(events.length, 2, 'refused answers never travel the bus')
   // an event from a bus shared with something else: not ours, dropped by every instance
   await bus.publish({ type: 'clientResponse', sessionId: sid, id: 5, answer: { result: {} } })
@@ -420,7 +421,7 @@ t.test('questions left open are cancelled when the call answers, and when the se
   t.same((await stream.message()).result.content, [{ type: 'text', text: 'accept' }])
   await until(() => seen.length > 0, { what: 'the unanswered sampling question to be cancelled' })
   t.match(seen[0], { reason: 'cancelled', message: /the call answered before the client answered sampling\/createMessage \('b'\)/ })
-  t.equal(await answer(url, sid, sampling.id, { result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }), 400, 'a late answer is refused')
+  t.equal(await answer(url, sid, sampling.id, { result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }), 202, 'a late answer is taken and dropped')
 
   const other = await callTool(url, sid, 'greet')
   await other.message()
