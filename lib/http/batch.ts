@@ -11,7 +11,6 @@ import { ProtocolError } from '../errors.js'
 import { rulesOf } from '../spec/eras.js'
 import { INTERNAL_ERROR, INVALID_REQUEST, errorBody, type RequestId } from '../spec/jsonrpc.js'
 import type { Session } from '../state/session-store.js'
-import { initializeNotAlone } from '../protocol/dispatch.js'
 import { classify, type Inbound } from '../protocol/inbound.js'
 import { answerOf } from '../protocol/session/client-requests.js'
 import { isObject } from '../values.js'
@@ -19,6 +18,9 @@ import { authorize } from './access.js'
 import type { Endpoint } from './endpoint.js'
 import type { Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
+
+/** `initialize` inside a batch: a lone one opens a session of its own. */
+const initializeNotAlone = new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
 
 /** A batch that passed its checks: its session, and its items, each classified once. */
 export interface BatchChecked {
@@ -82,8 +84,10 @@ async function answered (endpoint: Endpoint, request: FastifyRequest, session: S
   try {
     await endpoint.sessions.answered(session.id, item.responseId, answerOf(item.result, item.error), request.log)
   } catch (err) {
-    if (!(err instanceof ProtocolError) || err.status === 503) throw err
-    request.log.info({ id: item.responseId, reason: err.message }, 'fastify-sake: an answer inside a batch was refused, and dropped')
+    // `answered` refuses with a ProtocolError only: 400 or 410 (dropped here), or 503 (the store)
+    const refusal = err as ProtocolError
+    if (refusal.status >= 500) throw err
+    request.log.info({ id: item.responseId, reason: refusal.message }, 'fastify-sake: an answer inside a batch was refused, and dropped')
   }
 }
 

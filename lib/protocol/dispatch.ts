@@ -7,7 +7,7 @@
  */
 import { ProtocolError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
-import { INVALID_REQUEST, METHOD_NOT_FOUND } from '../spec/jsonrpc.js'
+import { METHOD_NOT_FOUND } from '../spec/jsonrpc.js'
 import { METHODS } from '../spec/methods.js'
 import type { Call } from './call.js'
 import type { ServerContext } from './server.js'
@@ -67,9 +67,6 @@ for (const facts of METHODS.values()) {
   }
 }
 
-/** `initialize` where a session exists already, or inside a batch: a lone one opens a session of its own. */
-export const initializeNotAlone = new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
-
 /**
  * Runs a request and returns its result as JSON text, or throws a ProtocolError (callers await it:
  * not async itself, it hands on the method's own promise, one fewer on every call). An unknown method
@@ -78,8 +75,6 @@ export const initializeNotAlone = new ProtocolError(INVALID_REQUEST, 'Invalid Re
 export function dispatch (server: ServerContext, call: Call): string | Promise<string> {
   const method = tables[call.era].get(call.method)
   if (method === undefined) {
-    // the handshake inside a session (or a batch) is refused as what it is, not as unknown
-    if (call.era === 'legacy' && METHODS.get(call.method)?.handshake === true) throw initializeNotAlone
     throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method}`, call.era === 'modern' ? 404 : 200)
   }
   return method(server, call)

@@ -3,7 +3,7 @@
  * first live session), bounded by idle time, and bounded in count per caller and in all (issue
  * 40): at a bound a new session is refused, and no live session is ever dropped to make room.
  */
-import { Quota, type Refusal } from './quota.js'
+import { NO_CALLER, Quota, type Refusal } from './quota.js'
 import type { Session, SessionStore } from './session-store.js'
 
 export interface MemorySessionStoreOptions {
@@ -21,9 +21,6 @@ interface Entry {
   session: Session
   lastSeen: number
 }
-
-/** What a session stored before quotas existed (no `caller`) counts as. */
-const NO_CALLER = ''
 
 export class MemorySessionStore implements SessionStore {
   private readonly entries = new Map<string, Entry>()

@@ -3,7 +3,7 @@
  * on read, and swept on an unref'd timer), and bounded in count per caller and in all (issue 40):
  * at a bound a new task is refused, and no task, running or kept, is dropped to make room.
  */
-import type { QuotaBounds, Refusal } from './quota.js'
+import { NO_CALLER, type QuotaBounds, type Refusal } from './quota.js'
 import { TERMINAL, type TaskPage, type TaskPatch, type TaskRecord, type TaskStore } from './task-store.js'
 
 export interface MemoryTaskStoreOptions {
@@ -16,9 +16,6 @@ export interface MemoryTaskStoreOptions {
   /** Sweep interval in ms (default 60000). */
   sweepInterval?: number
 }
-
-/** What a record stored before quotas existed (no `caller`) counts as. */
-const NO_CALLER = ''
 
 export class MemoryTaskStore implements TaskStore {
   private readonly records = new Map<string, TaskRecord>()

@@ -10,6 +10,9 @@
 import { QuotaExceededError, type QuotaLimit } from '../errors.js'
 import type { Logger } from '../spec/types.js'
 
+/** What a session or task stored without a caller (before quotas existed) counts as. */
+export const NO_CALLER = ''
+
 /** Which bound refused something new: the caller's own, or the whole store's. */
 export type Refusal = 'caller' | 'total'
 

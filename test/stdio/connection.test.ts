@@ -765,3 +765,14 @@ t.test('backpressure: dropping ends only once the host read everything, not each
   await until(() => lines.find((line) => line.id === 1), { what: 'the response' })
   t.match(log.lines.map((line) => line.msg), [/reads too slowly: 2000 bytes unsent/, 'fastify-sake: the stdio client caught up; 1 notifications were dropped'])
 })
+
+t.test('an initialize the session store refuses (too large for sessions.maxSize) leaves no session: a later one opens it', async (t) => {
+  const peer = await stdioPeer(t, await app({ sessions: { maxSize: 1024 } }))
+  const big = await peer.request('big', 'initialize', { protocolVersion: '2025-11-25', capabilities: { experimental: { blob: 'x'.repeat(2000) } }, clientInfo: { name: 'x', version: '1' } })
+  t.equal(big.error.code, -32602)
+  t.match(big.error.message, /more than sessions\.maxSize \(1024\) allows/)
+  const noSession = await peer.request('after', 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })
+  t.match(noSession.error.message, /no session/, 'the refused one was never the process\'s session')
+  const init = await initialize(peer)
+  t.equal(init.result.protocolVersion, '2025-11-25', 'a small one opens it')
+})

@@ -13,7 +13,7 @@
  * The scripts read session keys they are not given (the members they check): fine on one Redis
  * (or a primary with replicas); a Redis Cluster would need them in one slot.
  */
-import type { Refusal } from '../quota.js'
+import { NO_CALLER, type Refusal } from '../quota.js'
 import type { Session, SessionStore } from '../session-store.js'
 import type { RedisConnection } from './connection.js'
 
@@ -126,8 +126,7 @@ export class RedisSessionStore implements SessionStore {
 
   /** A new session, counted, unless its caller or the fleet is at its bound. */
   async create (session: Session): Promise<true | Refusal> {
-    // a session stored without a caller (never by the plugin) counts under the empty one
-    const caller = session.caller ?? ''
+    const caller = session.caller ?? NO_CALLER
     const { idleTimeout, maxPerCaller, maxSessions } = this.bounds
     const outcome = await this.redis.script('session', CREATE, [this.key(session.id), this.callers + caller, this.all], [
       JSON.stringify(session), idleTimeout, this.now(), maxPerCaller, maxSessions, this.keys, this.callers, session.id, caller

@@ -16,7 +16,7 @@
  * them in one slot.
  */
 import { TERMINAL, type TaskPage, type TaskPatch, type TaskRecord, type TaskStore } from '../task-store.js'
-import type { Refusal } from '../quota.js'
+import { NO_CALLER, type Refusal } from '../quota.js'
 import type { RedisConnection } from './connection.js'
 
 // [task key, owner key, caller's tasks, all tasks] [expireAt, createdAt, taskId, now, oldest kept,
@@ -116,7 +116,7 @@ export class RedisTaskStore implements TaskStore {
   /** A new record, counted for its caller, unless its caller or the fleet holds as many as the bounds allow. */
   async create (record: TaskRecord): Promise<boolean | Refusal> {
     const now = this.now()
-    const caller = record.caller ?? ''
+    const caller = record.caller ?? NO_CALLER
     const created = await this.redis.script('task', CREATE, [this.key(record.taskId), this.ownerKey(record.owner), this.callerKey(caller), this.all], [
       record.createdAt + record.ttl + this.grace, record.createdAt, record.taskId, now, now - this.maxLife,
       this.maxPerCaller, this.maxTasks, caller, ...fields(record as unknown as Record<string, unknown>)
@@ -157,7 +157,7 @@ export class RedisTaskStore implements TaskStore {
   async delete (taskId: string): Promise<void> {
     const [owner, caller] = await this.redis.command('task', 'HMGET', this.key(taskId), 'owner', 'caller') as Array<string | null>
     if (owner === null) return
-    const counted = caller === null ? '' : JSON.parse(caller) as string
+    const counted = caller === null ? NO_CALLER : JSON.parse(caller) as string
     await this.redis.script('task', DELETE, [this.key(taskId), this.ownerKey(JSON.parse(owner!) as string), this.callerKey(counted), this.all], [taskId, counted])
   }
 }

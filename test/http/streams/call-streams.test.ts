@@ -8,7 +8,7 @@ import { MemoryEventStore, type EventStore } from '../../../lib/index.js'
 import { InsufficientScopeError } from '../../../lib/index.js'
 import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
 import { captureLog } from '../../helpers/logs.js'
-import { legacyPost, sessionOn, streamPost } from '../../helpers/network.js'
+import { legacyPost, open, sessionOn, streamPost } from '../../helpers/network.js'
 import { MODERN, modernMeta, modernRequest } from '../../helpers/requests.js'
 import { sseMessages, takeSseEvents } from '../../helpers/sse.js'
 
@@ -212,4 +212,53 @@ t.test('an event store failing to delete a read stream is logged; the request go
     ['fastify-sake: the event store failed to delete a stream its client had read', 'store down now'],
     ['fastify-sake: the event store failed to delete a stream its client had read', 'store down later']
   ])
+})
+
+t.test('the stream quota: a streaming call holds a place from its start and is refused plainly past the bound; the place comes back when it ends', async (t) => {
+  const app = await build({ keepAlive: 0, streams: { maxStreams: 10, maxPerCaller: 1 } })
+  const gate = deferred()
+  app.registerTool({ name: 'live', stream: true, execute: async (_args, ctx) => { ctx.progress(1); await gate.promise; return 'done' } })
+  const url = await listen(t, app)
+  const first = await streamPost(url, 'tools/call', { name: 'live', arguments: {}, _meta: { progressToken: 'p' } })
+  t.equal(first.status, 200)
+  t.match(await first.message(), { method: 'notifications/progress' })
+  const second = await app.inject(modernRequest('tools/call', { name: 'live', arguments: {} }))
+  t.equal(second.statusCode, 429, 'refused before it ran: a plain answer')
+  t.equal(second.headers['retry-after'], '5')
+  t.match(second.json().error, { code: -32600, data: { limit: 'streams', bound: 'caller', option: 'streams.maxPerCaller' } })
+  gate.resolve()
+  t.match(await first.message(), { result: { content: [{ type: 'text', text: 'done' }] } })
+  const third = await app.inject(modernRequest('tools/call', { name: 'live', arguments: {} }))
+  t.equal(third.statusCode, 200, 'the first ended: its place is free')
+})
+
+t.test('a 2025 call that may ask: its question is refused before any stream opens, by the question quota or the stream quota; the tool that lets it through is refused with it', async (t) => {
+  const app = await build({ keepAlive: 0, streams: { maxStreams: 10, maxPerCaller: 2 }, questions: { maxQuestions: 10, maxPerCaller: 1 } })
+  app.registerTool({
+    name: 'ask',
+    execute: async (_args, ctx) => (await ctx.elicit.form('who', 'Who?', { type: 'object', properties: { name: { type: 'string' } } })).action
+  })
+  app.registerTool({ name: 'quiet', execute: () => 'no question' })
+  app.registerTool({ name: 'hold', execute: async (_args, ctx) => { ctx.progress(1); return await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))) } })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url, { capabilities: { elicitation: {} } })
+  const asking = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {} } })
+  t.teardown(() => asking.close())
+  t.match(await asking.message(), { method: 'elicitation/create' }, 'the first question opened its stream')
+  const refused = await (await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } })).json()
+  t.match(refused.error, { code: -32600, data: { limit: 'questions', bound: 'caller' } }, 'one question waiting already: refused, as JSON')
+  t.same((await (await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'quiet', arguments: {} } })).json()).result.content, [{ type: 'text', text: 'no question' }], 'a call that asks nothing holds no place')
+  // the stream quota: once the question no longer waits (its client went away), a GET stream and
+  // a streamed call hold the caller's two places: the next question is refused by that quota
+  asking.close()
+  const get = await open(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' } })
+  t.teardown(() => get.close())
+  const holding = await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'hold', arguments: {}, _meta: { progressToken: 'h' } } })
+  t.teardown(() => holding.close())
+  t.match(await holding.message(), { method: 'notifications/progress' })
+  const byStreams = await until(async () => {
+    const answer = await (await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ask', arguments: {} } })).json()
+    return answer.error?.data?.limit === 'streams' ? answer : undefined
+  }, { what: 'the question waits no more (its stream closed); the next is refused by the stream quota' })
+  t.match(byStreams.error, { code: -32600, data: { limit: 'streams', bound: 'caller', max: 2 } })
 })

@@ -274,3 +274,19 @@ t.test('a stream that cannot open (a host hook set a header Node refuses) gives 
   t.teardown(() => ok.close())
   t.equal(ok.status, 200, 'the caller still has its one place: the failed ones gave theirs back')
 })
+
+t.test('listens count against the caller\'s stream quota: one past the bound is 429, and a closed one gives its place back', async (t) => {
+  const app = await build({ keepAlive: 0, streams: { maxStreams: 10, maxPerCaller: 1 } })
+  const url = await listen(t, app)
+  const first = await streamPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+  t.equal(first.status, 200)
+  const second = await app.inject(modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }))
+  t.equal(second.statusCode, 429)
+  t.match(second.json().error, { code: -32600, data: { limit: 'streams', bound: 'caller', max: 1 } })
+  first.close()
+  await until(async () => {
+    const again = await streamPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+    again.close()
+    return again.status === 200 || undefined
+  }, { what: 'the closed listen to give its place back' })
+})

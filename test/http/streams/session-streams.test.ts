@@ -247,3 +247,16 @@ t.test('a GET stream that cannot open (a host hook set a header Node refuses) gi
   t.teardown(() => get.close())
   t.equal(get.status, 200, 'the caller still has its one place')
 })
+
+t.test('a GET stream counts against the caller\'s stream quota: one past the bound is 429', async (t) => {
+  const app = await build({ keepAlive: 0, streams: { maxStreams: 10, maxPerCaller: 1 } })
+  const url = await listen(t, app)
+  const a = await sessionOn(url)
+  const b = await sessionOn(url)
+  const first = await getStream(url, a)
+  t.teardown(() => first.close())
+  t.equal(first.status, 200)
+  const second = await open(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': b, 'mcp-protocol-version': '2025-11-25' } })
+  t.equal(second.status, 429)
+  t.match(await second.json(), { error: { code: -32600, data: { limit: 'streams', bound: 'caller', option: 'streams.maxPerCaller' } } })
+})

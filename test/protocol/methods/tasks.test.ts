@@ -312,6 +312,21 @@ t.test('an orphaned task (its instance gone, a shared store) is failed by whoeve
   t.equal((await send(server, modern('tasks/get', { taskId: 'young' }))).body.result.status, 'working', 'a live one within its ttl is left alone, wherever it runs')
 })
 
+t.test('a task asked for as the server begins to close is not started: -32603 saying so', async (t) => {
+  const server = await app()
+  server.addHook('preHandler', async (request) => {
+    // the call waits here while the server begins to close (its tasks stop taking new ones)
+    if ((request.body as any)?.params?.name === 'plain_task') {
+      void server.close()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })
+  await server.ready()
+  const refused = await send(server, modern('tools/call', { name: 'plain_task', arguments: {} }))
+  t.equal(refused.body.error.code, -32603)
+  t.equal(refused.body.error.message, 'Internal error: the server is closing and starts no task; try again later')
+})
+
 t.test('the task store failing: creating is -32603 (logged), settling is logged, and nothing crashes', async (t) => {
   const store = new MemoryTaskStore({ maxTasks: 10 })
   const create = store.create.bind(store)

@@ -6,6 +6,7 @@ import t from 'tap'
 import { connect } from '../../../lib/state/redis/connection.js'
 import { RedisSessionStore } from '../../../lib/state/redis/session-store.js'
 import { startRedis } from '../../helpers/redis.js'
+import { until } from '../../helpers/until.js'
 import type { Session } from '../../../lib/state/session-store.js'
 
 const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
@@ -116,4 +117,28 @@ t.test('the sweep forgets what expired, and scores again what lives on; a sessio
   redis.cli('SET', 'session:broken', 'not json')
   await store.delete('broken')
   t.equal(redis.cli('EXISTS', 'session:broken'), '0', 'a session that is not ours is deleted all the same')
+})
+
+t.test('the sweep runs on its own, every minute, unref\'d; a failing one is harmless; close stops it', async (t) => {
+  const redis = await startRedis(t)
+  const conn = await connect({ url: redis.url, prefix: '', timeout: 300 }, quiet)
+  const timers: Array<{ fn: () => void, ms: number, unref: boolean }> = []
+  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number) => {
+    const timer = { fn, ms, unref: false }
+    timers.push(timer)
+    return { unref () { timer.unref = true; return this } }
+  }) as any)
+  const cleared = t.capture(globalThis, 'clearInterval', () => {})
+  let now = Date.now()
+  const store = new RedisSessionStore(conn, { idleTimeout: 1000, maxSessions: 10, maxPerCaller: 10 }, () => now)
+  t.same(timers.map((timer) => [timer.ms, timer.unref]), [[60_000, true]])
+  await store.create(session('gone', 'ip:1'))
+  redis.cli('DEL', 'session:gone')
+  now += 2000
+  timers[0]!.fn()
+  await until(() => redis.cli('ZCARD', 'sessions') === '0', { what: 'the timer\'s sweep' })
+  await conn.close()
+  timers[0]!.fn() // Redis gone: the sweep fails, and nothing is thrown
+  store.close()
+  t.equal(cleared().length, 1)
 })
