@@ -17,7 +17,7 @@ t.test('take, check, add and give: per caller and in all; a refusal takes nothin
   t.equal(quota.of('a'), 2, 'nothing taken by the refusal')
   t.equal(quota.take('b'), undefined)
   t.equal(quota.check('c'), 'total', 'the whole bound')
-  t.equal(quota.check('a'), 'caller', "a caller at its own bound hears of its own first, whatever the total")
+  t.equal(quota.check('a'), 'caller', 'a caller at its own bound hears of its own first, whatever the total')
   quota.give('a')
   t.equal(quota.of('a'), 1)
   t.equal(quota.take('c'), undefined, 'room again')
