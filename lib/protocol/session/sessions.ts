@@ -112,11 +112,6 @@ export class Sessions {
     throw quotaRefusal('sessions', created, created === 'caller' ? this.bounds.perCaller : this.bounds.total, session.caller!, log)
   }
 
-  /** Stores a changed session (one that ended stays ended, in the plugin's stores). */
-  save (session: Session): void | Promise<void> {
-    return this.store.set(session)
-  }
-
   /**
    * The live session `sessionId` names, if `subject` may use it: a session opened by another
    * subject answers as not found, as if sessions were keyed by subject and id (the spec's advice

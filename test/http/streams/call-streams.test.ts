@@ -262,3 +262,33 @@ t.test('a 2025 call that may ask: its question is refused before any stream open
   }, { what: 'the question waits no more (its stream closed); the next is refused by the stream quota' })
   t.match(byStreams.error, { code: -32600, data: { limit: 'streams', bound: 'caller', max: 2 } })
 })
+
+t.test("a task's progress for a tasks/result that holds no stream, at the caller's stream bound: dropped, and the result comes as JSON", async (t) => {
+  const app = await build({ keepAlive: 0, streams: { maxStreams: 10, maxPerCaller: 1 } })
+  const gate = deferred()
+  let sent = 0
+  app.registerTool({
+    name: 'slow',
+    task: 'optional',
+    async execute (_args, ctx) {
+      const ticking = setInterval(() => { ctx.progress(++sent); }, 10)
+      await gate.promise
+      clearInterval(ticking)
+      return 'finished'
+    }
+  })
+  const url = await listen(t, app)
+  const sid = await sessionOn(url, { capabilities: { elicitation: {} } })
+  const created = (await (await legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {}, task: {}, _meta: { progressToken: 'p' } } })).json()).result.task
+  // then the GET stream holds the caller's one place (the call that made the task gave its own back)
+  const get = await open(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' } })
+  t.teardown(() => get.close())
+  t.equal(get.status, 200)
+  const result = legacyPost(url, sid, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId: created.taskId } })
+  const before = sent
+  await until(() => sent >= before + 5, { what: 'the task to report progress while tasks/result waits' })
+  gate.resolve()
+  const answer = await result
+  t.match(answer.headers.get('content-type'), /^application\/json/, 'no stream opened for the progress')
+  t.same((await answer.json()).result.content, [{ type: 'text', text: 'finished' }])
+})

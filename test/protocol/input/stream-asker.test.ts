@@ -296,6 +296,19 @@ t.test('2025-03-26 batches: an answer inside a batch reaches its question', asyn
   t.same(answers[0].result.content, [{ type: 'text', text: 'unsupported' }])
 })
 
+t.test('2025-03-26: a real answer inside a batch settles its question', async (t) => {
+  const { url } = await serve(t, {}, (app) => {
+    app.registerTool({ name: 'rooted', async execute (_args, ctx) { const r = await ctx.roots('r'); return r.action === 'accept' ? r.roots.map((root) => root.uri).join(',') : r.action } })
+  })
+  const sid = await sessionOn(url, { capabilities: { roots: {} }, protocolVersion: '2025-03-26' })
+  const stream = await open(url, { method: 'POST', headers: { ...base, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'rooted', arguments: {} } }) })
+  const question = await stream.message()
+  t.equal(question.method, 'roots/list')
+  const batch = await open(url, { method: 'POST', headers: { ...base, 'mcp-session-id': sid }, body: JSON.stringify([{ jsonrpc: '2.0', id: question.id, result: { roots: [{ uri: 'file:///work' }] } }]) })
+  t.equal(batch.status, 202, 'a batch of one answer: nothing to answer back')
+  t.same((await stream.message()).result.content, [{ type: 'text', text: 'file:///work' }])
+})
+
 t.test('the tool error a question produces when the tool does not catch it', async (t) => {
   const { url } = await serve(t, {}, (app) => {
     app.registerTool({ name: 'bare', async execute (args, ctx) { const r = await ctx.roots('r'); return r.action === 'accept' ? 'ok' : toolError('no') } })
