@@ -271,7 +271,7 @@ t.test("a task's progress for a tasks/result that holds no stream, at the caller
     name: 'slow',
     task: 'optional',
     async execute (_args, ctx) {
-      const ticking = setInterval(() => { ctx.progress(++sent); }, 10)
+      const ticking = setInterval(() => { ctx.progress(++sent) }, 10)
       await gate.promise
       clearInterval(ticking)
       return 'finished'
