@@ -6,7 +6,11 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import type { ValidateFunction } from 'ajv'
 import { SakeToolDefinitionError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
-import { deepFreeze, isObject, isTypeBox, kind, plain as plainCopy } from '../values.js'
+import { deepFreeze, isObject, kind, plain as plainCopy } from '../values.js'
+import {
+  ACCEPTED, isOptional, jsonSchemaOf, schemaKind, standardOf,
+  type AnySchema, type MapInput, type MapOutput, type SchemaInput, type SchemaMap, type SchemaOutput, type StandardParts, type StandardProps
+} from './schemas.js'
 import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
 import type { Icon } from './content.js'
@@ -27,11 +31,11 @@ export interface ToolAnnotations {
   openWorld?: boolean
 }
 
-/** `output` is either a map of properties (like `args`) or one whole TypeBox schema. */
-export type OutputSpec = TProperties | TSchema
+/** `output` is either a map of properties (like `args`) or one whole schema, of any library `args` takes. */
+export type OutputSpec = SchemaMap | AnySchema
 
-/** The TypeScript type of a tool's output. */
-export type OutputOf<O> = O extends TSchema ? Static<O> : O extends TProperties ? Static<TObject<O>> : unknown
+/** The TypeScript type of a tool's output: what its schema accepts. */
+export type OutputOf<O> = O extends AnySchema ? SchemaInput<O> : O extends SchemaMap ? MapInput<O> : unknown
 
 /** What `execute` may return: with `output`, a value of that type (possibly with `_meta`) or an error. */
 export type ToolReturn<O> = [O] extends [undefined]
@@ -99,8 +103,16 @@ interface Completing<Name extends string> {
   complete? (arg: Name, partial: string, ctx: CompletionContext): CompletionReturn | Promise<CompletionReturn>
 }
 
-/** The argument names of a whole input schema: its properties' for a TypeBox object, else any string. */
-export type ArgumentName<I> = I extends TObject<infer P> ? Extract<keyof P, string> : string
+/** The argument names of a whole input schema: its properties' for a TypeBox object or a typed Standard Schema, else any string. */
+export type ArgumentName<I> = I extends TObject<infer P>
+  ? Extract<keyof P, string>
+  : SchemaInput<I> extends infer In ? (unknown extends In ? string : In extends Record<string, unknown> ? Extract<keyof In, string> : string) : string
+
+/**
+ * What `execute` receives for `args`: TypeBox 0.34's own `Static` for a map of its schemas (as
+ * before), else each argument as its library gives it back (a Zod transform's output).
+ */
+export type ArgsOf<A> = A extends TProperties ? Static<TObject<A>> : MapOutput<A>
 
 /**
  * `prepare(args, ctx)` (optional) runs before `execute` in the request itself and returns the
@@ -111,15 +123,15 @@ interface Preparing<In, P> {
   prepare? (args: In, ctx: ToolContext): Prepared<P> | Promise<Prepared<P>>
 }
 
-/** A tool whose arguments are a map of TypeBox properties; `execute` gets them typed. */
-export interface ArgsToolDefinition<A extends TProperties, O extends OutputSpec | undefined, P = Static<TObject<A>>> extends ToolBase<O>, Preparing<Static<TObject<A>>, P>, Completing<Extract<keyof A, string>> {
+/** A tool whose arguments are a map of schemas (TypeBox, Zod, Valibot, ArkType…, mixed as you like); `execute` gets them typed. */
+export interface ArgsToolDefinition<A extends SchemaMap, O extends OutputSpec | undefined, P = ArgsOf<A>> extends ToolBase<O>, Preparing<ArgsOf<A>, P>, Completing<Extract<keyof A, string>> {
   args?: A
   input?: undefined
   execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
-/** A tool whose whole input schema is one TypeBox schema (Sake's `input_schema`). */
-export interface SchemaToolDefinition<I extends TSchema, O extends OutputSpec | undefined, P = Static<I>> extends ToolBase<O>, Preparing<Static<I>, P>, Completing<ArgumentName<I>> {
+/** A tool whose whole input schema is one schema of any library `args` takes (Sake's `input_schema`). */
+export interface SchemaToolDefinition<I extends AnySchema, O extends OutputSpec | undefined, P = SchemaOutput<I>> extends ToolBase<O>, Preparing<SchemaOutput<I>, P>, Completing<ArgumentName<I>> {
   args?: undefined
   input: I
   execute (args: P, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>
@@ -134,8 +146,8 @@ export interface JsonSchemaToolDefinition<O extends OutputSpec | undefined, P = 
 
 /** Any tool definition, as `registerTool` takes it in an array. */
 export interface ToolDefinition extends ToolBase<OutputSpec | undefined> {
-  args?: TProperties
-  input?: TSchema | Record<string, unknown>
+  args?: SchemaMap
+  input?: AnySchema | Record<string, unknown>
   prepare? (args: any, ctx: ToolContext): unknown
   execute (args: any, ctx: ToolContext): unknown
   complete? (arg: string, partial: string, ctx: CompletionContext): CompletionReturn | Promise<CompletionReturn>
@@ -159,10 +171,16 @@ export interface CompiledTool {
   readonly definition: ToolDefinition
   /** The `Tool` object of `tools/list`, per era. */
   readonly wire: Readonly<Record<Era, Record<string, unknown>>>
+  /** ajv's check of the arguments: all of them, but the Standard Schema ones, which `standard` checks. */
   readonly validate: ValidateFunction
+  /** The arguments a Standard Schema checks (its library's `validate`, after ajv); undefined: none. */
+  readonly standard: StandardParts | undefined
   /** The argument names: the input schema's top-level properties, in order (what `complete` completes). */
   readonly arguments: readonly string[]
+  /** ajv's check of the output (TypeBox, plain JSON Schema); undefined for none, or a Standard Schema's. */
   readonly validateOutput: ValidateFunction | undefined
+  /** The output's Standard Schema, whose library checks results; undefined for none, or ajv's. */
+  readonly standardOutput: StandardParts | undefined
   /** Whether the output schema's root is an object (legacy clients need that). */
   readonly objectOutput: boolean
   readonly headers: readonly HeaderParam[]
@@ -223,36 +241,123 @@ function plain<T> (name: unknown, what: string, value: T): T {
   return plainCopy(value, (message) => fail(name, `${what} cannot be sent as JSON: ${message}`))
 }
 
-function inputSchemaOf (def: ToolDefinition): Record<string, unknown> {
-  if (def.args !== undefined && def.input !== undefined) fail(def.name, "give either 'args' (a map of TypeBox properties) or 'input' (a whole JSON Schema), not both")
-  if (def.input !== undefined) {
-    if (!isObject(def.input)) fail(def.name, `'input' must be a JSON Schema object (TypeBox or plain), got ${kind(def.input)}`)
-    const schema = plain(def.name, "'input'", def.input)
-    if (schema.type !== 'object') fail(def.name, `'input' must be an object schema (type: "object"), got type ${JSON.stringify(schema.type ?? 'unspecified')}`)
-    return schema
-  }
-  const args = def.args ?? {}
-  if (!isObject(args) || isTypeBox(args)) fail(def.name, "'args' must be a map of argument names to TypeBox schemas, e.g. { a: Type.Number() }; use 'input' for a whole schema")
-  for (const [key, value] of Object.entries(args)) {
-    if (!isTypeBox(value)) fail(def.name, `argument '${key}' must be a TypeBox schema (e.g. Type.String()), got ${kind(value)}`)
-  }
-  // unknown arguments are refused, so a misspelt optional argument is reported instead of ignored
-  return plain(def.name, "'args'", Type.Object(args, { additionalProperties: false }))
+/**
+ * A schema of a tool, as clients see it (`wire`) and as ajv checks it (`checked`: the parts a
+ * Standard Schema's library checks are left open to ajv), with those Standard Schemas.
+ */
+interface Compiled {
+  readonly wire: Record<string, unknown>
+  readonly checked: Record<string, unknown>
+  readonly standard: StandardParts | undefined
 }
 
-function outputSchemaOf (def: ToolDefinition): Record<string, unknown> | undefined {
-  const output = def.output
+/** The JSON Schema of a schema of any kind; a refusal names the tool and `what` (`argument 'a'`). */
+function exported (name: unknown, what: string, value: unknown, side: 'input' | 'output'): Record<string, unknown> {
+  return jsonSchemaOf(value, side, (message) => fail(name, `${what} ${message}`))
+}
+
+function standardAt (name: unknown, what: string, value: unknown): StandardProps {
+  return standardOf(value, (message) => fail(name, `${what} ${message}`))
+}
+
+/**
+ * The object schema of a map of schemas (`args`, an `output` by property): TypeBox 0.34's own
+ * `Type.Object` when they are all its schemas (as before), else built here from each one's JSON.
+ * `closed`: unknown properties refused (arguments; a misspelt optional one is reported, not ignored).
+ */
+function objectOf (name: unknown, noun: string, map: Record<string, unknown>, side: 'input' | 'output', closed: boolean): Compiled {
+  const options = closed ? { additionalProperties: false } : {}
+  const kinds = Object.entries(map).map(([key, value]) => {
+    const found = schemaKind(value)
+    if (found === undefined) {
+      fail(name, `${noun} '${key}' must be ${ACCEPTED}, got ${isObject(value) ? `a plain object${side === 'input' ? " (a plain JSON Schema goes whole, as 'input')" : ' (a plain JSON Schema goes as Type.Unsafe(schema))'}` : kind(value)}`)
+    }
+    return found
+  })
+  if (kinds.every((found) => found === 'typebox')) {
+    const wire = plain(name, `'${side === 'input' ? 'args' : 'output'}'`, Type.Object(map as TProperties, options))
+    return { wire, checked: wire, standard: undefined }
+  }
+  const properties: Record<string, unknown> = {}
+  const checked: Record<string, unknown> = {}
+  const required: string[] = []
+  const standard: Array<readonly [string, StandardProps]> = []
+  for (const [key, value] of Object.entries(map)) {
+    const what = `${noun} '${key}'`
+    const property = asProperty(key, exported(name, what, value, side))
+    properties[key] = property
+    if (schemaKind(value) === 'standard') {
+      standard.push([key, standardAt(name, what, value)])
+      checked[key] = {} // its library checks it, after ajv
+    } else {
+      checked[key] = property
+    }
+    if (!isOptional(value)) required.push(key)
+  }
+  const shape = (props: Record<string, unknown>): Record<string, unknown> => {
+    // the key order of TypeBox's Type.Object, so a mixed map lists as an all-TypeBox one does
+    const schema: Record<string, unknown> = { ...options, type: 'object' }
+    if (required.length > 0) schema.required = required
+    schema.properties = props
+    return schema
+  }
+  return { wire: shape(properties), checked: shape(checked), standard: standard.length === 0 ? undefined : { whole: undefined, props: standard } }
+}
+
+/**
+ * A schema placed under an object as its property `key`: its `$schema` goes (only a root has one),
+ * and its own references (`#`, `#/$defs/X`: a recursive Zod schema's) now start at that property.
+ */
+function asProperty (key: string, schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema
+  const base = '#/properties/' + encodeURIComponent(key.replace(/~/g, '~0').replace(/\//g, '~1'))
+  const rebase = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rebase)
+    if (!isObject(node)) return node
+    const out: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(node)) {
+      out[name] = name === '$ref' && typeof value === 'string' && value.startsWith('#') ? base + value.slice(1) : rebase(value)
+    }
+    return out
+  }
+  return rebase(rest) as Record<string, unknown>
+}
+
+/** One whole schema (`input`, `output`): its JSON, and its Standard Schema when its library checks it. */
+function wholeOf (name: unknown, what: string, value: unknown, side: 'input' | 'output'): Compiled {
+  const wire = exported(name, what, value, side)
+  if (schemaKind(value) !== 'standard') return { wire, checked: wire, standard: undefined }
+  // ajv checks nothing but the kind of value the export promises; its library checks the rest
+  return { wire, checked: side === 'input' ? { type: 'object' } : {}, standard: { whole: standardAt(name, what, value), props: [] } }
+}
+
+function inputOf (def: ToolDefinition): Compiled {
+  if (def.args !== undefined && def.input !== undefined) fail(def.name, "give either 'args' (a map of argument names to schemas) or 'input' (one whole schema), not both")
+  const input: unknown = def.input
+  if (input !== undefined) {
+    if (schemaKind(input) === undefined && !isObject(input)) fail(def.name, `'input' must be ${ACCEPTED}, or a plain JSON Schema object; got ${kind(input)}`)
+    const compiled = schemaKind(input) === undefined
+      ? { wire: plain(def.name, "'input'", input as Record<string, unknown>), checked: undefined, standard: undefined }
+      : wholeOf(def.name, "'input'", input, 'input')
+    const type = compiled.wire.type
+    if (type !== 'object') fail(def.name, `'input' must be an object schema (type: "object"), got type ${JSON.stringify(type ?? 'unspecified')}`)
+    return { wire: compiled.wire, checked: compiled.checked ?? compiled.wire, standard: compiled.standard }
+  }
+  const args: unknown = def.args ?? {}
+  if (!isObject(args) || schemaKind(args) !== undefined) fail(def.name, "'args' must be a map of argument names to schemas, e.g. { a: Type.Number() } or { a: z.number() }; use 'input' for a whole schema")
+  return objectOf(def.name, 'argument', args, 'input', true)
+}
+
+function outputOf (def: ToolDefinition): Compiled | undefined {
+  const output: unknown = def.output
   if (output === undefined) return undefined
-  if (isTypeBox(output)) return plain(def.name, "'output'", output)
-  if (!isObject(output)) fail(def.name, `'output' must be a map of TypeBox properties or a TypeBox schema, got ${kind(output)}`)
+  if (schemaKind(output) !== undefined) return wholeOf(def.name, "'output'", output, 'output')
+  if (!isObject(output)) fail(def.name, `'output' must be a map of property names to schemas, or one whole schema (${ACCEPTED}); got ${kind(output)}`)
   // a property map never has a string under 'type': this is a plain JSON Schema, which TypeBox wraps
   if (typeof output.type === 'string' || typeof output.$schema === 'string') {
-    fail(def.name, "'output' is a plain JSON Schema; wrap it as Type.Unsafe(schema), or give a map of TypeBox properties")
+    fail(def.name, "'output' is a plain JSON Schema; wrap it as Type.Unsafe(schema), or give a map of property names to schemas")
   }
-  for (const [key, value] of Object.entries(output)) {
-    if (!isTypeBox(value)) fail(def.name, `output property '${key}' must be a TypeBox schema, got ${kind(value)}`)
-  }
-  return plain(def.name, "'output'", Type.Object(output as TProperties))
+  return objectOf(def.name, 'output property', output, 'output', false)
 }
 
 function checkName (def: ToolDefinition): void {
@@ -364,18 +469,20 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
   const task = taskOf(def)
   const apps = appsOf(def)
 
-  const { schema: inputSchema, headers } = extractHeaders(def.name, inputSchemaOf(def))
-  const outputSchema = outputSchemaOf(def)
+  const input = inputOf(def)
+  const { schema: inputSchema, headers } = extractHeaders(def.name, input.wire)
+  const output = outputOf(def)
+  const outputSchema = output?.wire
 
   let validate: ValidateFunction
   let validateOutput: ValidateFunction | undefined
   try {
-    validate = compile(inputSchema)
+    validate = compile(input.checked === input.wire ? inputSchema : input.checked)
   } catch (err) {
     fail(def.name, `its input schema does not compile: ${(err as Error).message}`)
   }
   try {
-    validateOutput = outputSchema === undefined ? undefined : compile(outputSchema)
+    validateOutput = output === undefined ? undefined : compile(output.checked)
   } catch (err) {
     fail(def.name, `its output schema does not compile: ${(err as Error).message}`)
   }
@@ -392,8 +499,10 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
     ui: apps?.ui,
     appOnly,
     validate,
+    standard: input.standard,
     arguments: Object.freeze(isObject(inputSchema.properties) ? Object.keys(inputSchema.properties) : []),
     validateOutput,
+    standardOutput: output?.standard,
     objectOutput: outputSchema === undefined || outputSchema.type === 'object',
     headers: Object.freeze(headers),
     ttl: def.ttl,

@@ -8,7 +8,13 @@
 // returns, and legacy clients need an object root.
 import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
+import Type1 from 'typebox'
+import * as z from 'zod'
+import * as v from 'valibot'
+import { toStandardJsonSchema } from '@valibot/to-json-schema'
+import { type } from 'arktype'
 import { compileTool, StringEnum, type ToolDefinition } from '../../lib/define/tool.js'
+import { toolError } from '../../lib/define/result.js'
 import { build } from '../helpers/app.js'
 import { createClient } from '../../lib/client/index.js'
 
@@ -198,11 +204,11 @@ t.test('ttl', async (t) => {
 })
 
 t.test('args and input together are refused', async (t) => {
-  refused(t, tool({ args: { a: Type.String() }, input: Type.Object({}) }), /^tool 'demo': give either 'args' \(a map of TypeBox properties\) or 'input' \(a whole JSON Schema\), not both$/)
+  refused(t, tool({ args: { a: Type.String() }, input: Type.Object({}) }), /^tool 'demo': give either 'args' \(a map of argument names to schemas\) or 'input' \(one whole schema\), not both$/)
 })
 
 t.test('input must be an object schema', async (t) => {
-  refused(t, tool({ input: 'object' }), /^tool 'demo': 'input' must be a JSON Schema object \(TypeBox or plain\), got string$/)
+  refused(t, tool({ input: 'object' }), /^tool 'demo': 'input' must be a TypeBox schema \(@sinclair\/typebox or typebox\), or a Standard Schema that exports JSON Schema \(Zod 4, ArkType, Valibot through toStandardJsonSchema\), or a plain JSON Schema object; got string$/)
   refused(t, tool({ input: [] }), /got an array$/)
   refused(t, tool({ input: null }), /got null$/)
   refused(t, tool({ input: Type.String() }), /^tool 'demo': 'input' must be an object schema \(type: "object"\), got type "string"$/)
@@ -210,10 +216,10 @@ t.test('input must be an object schema', async (t) => {
   refused(t, tool({ input: Type.Array(Type.String()) }), /got type "array"$/)
 })
 
-t.test('args must be a map of TypeBox schemas', async (t) => {
-  refused(t, tool({ args: Type.Object({ a: Type.String() }) }), /^tool 'demo': 'args' must be a map of argument names to TypeBox schemas, e.g. \{ a: Type.Number\(\) \}; use 'input' for a whole schema$/)
+t.test('args must be a map of schemas', async (t) => {
+  refused(t, tool({ args: Type.Object({ a: Type.String() }) }), /^tool 'demo': 'args' must be a map of argument names to schemas, e.g. \{ a: Type.Number\(\) \} or \{ a: z.number\(\) \}; use 'input' for a whole schema$/)
   refused(t, tool({ args: 'a' }), /'args' must be a map/)
-  refused(t, tool({ args: { a: { type: 'string' } } }), /^tool 'demo': argument 'a' must be a TypeBox schema \(e.g. Type.String\(\)\), got object$/)
+  refused(t, tool({ args: { a: { type: 'string' } } }), /^tool 'demo': argument 'a' must be a TypeBox schema \(@sinclair\/typebox or typebox\), or a Standard Schema .*, got a plain object \(a plain JSON Schema goes whole, as 'input'\)$/)
   refused(t, tool({ args: { a: null } }), /argument 'a' must be a TypeBox schema .*got null$/)
   refused(t, tool({ args: { a: 'string' } }), /argument 'a' must be a TypeBox schema .*got string$/)
 })
@@ -476,13 +482,13 @@ t.test('output: a property map or a whole schema as outputSchema (was define/too
   t.test('mistakes', async (t) => {
     t.throws(() => compiled({ type: 'object', properties: { ok: { type: 'boolean' } } }), {
       code: 'SAKE_ERR_INVALID_TOOL',
-      message: "tool 'demo': 'output' is a plain JSON Schema; wrap it as Type.Unsafe(schema), or give a map of TypeBox properties"
+      message: "tool 'demo': 'output' is a plain JSON Schema; wrap it as Type.Unsafe(schema), or give a map of property names to schemas"
     })
     t.throws(() => compiled({ $schema: 'http://json-schema.org/draft-07/schema#', properties: {} }), { message: /'output' is a plain JSON Schema/ })
-    t.throws(() => compiled('number'), { message: "tool 'demo': 'output' must be a map of TypeBox properties or a TypeBox schema, got string" })
+    t.throws(() => compiled('number'), { message: /^tool 'demo': 'output' must be a map of property names to schemas, or one whole schema \(a TypeBox schema .*\); got string$/ })
     t.throws(() => compiled([Type.Number()]), { message: /got an array$/ })
-    t.throws(() => compiled({ sum: 'number' }), { message: "tool 'demo': output property 'sum' must be a TypeBox schema, got string" })
-    t.throws(() => compiled({ sum: { type: 'number' } }), { message: /output property 'sum' must be a TypeBox schema, got object$/ })
+    t.throws(() => compiled({ sum: 'number' }), { message: /^tool 'demo': output property 'sum' must be a TypeBox schema \(@sinclair\/typebox or typebox\), or a Standard Schema .*, got string$/ })
+    t.throws(() => compiled({ sum: { type: 'number' } }), { message: /output property 'sum' must be a TypeBox schema .*, got a plain object \(a plain JSON Schema goes as Type.Unsafe\(schema\)\)$/ })
   })
 })
 
@@ -491,4 +497,153 @@ t.test('config: your settings, kept on the compiled tool and never sent', async 
   const tool = compileTool({ name: 'c', execute: () => 1, config: { cost: 3 } })
   t.same(tool.config, { cost: 3 })
   t.notOk('config' in tool.wire.modern)
+})
+
+t.test('schemas of every library: TypeBox 0.34 and 1.x, Zod 4, Valibot, ArkType (issue 41)', async (t) => {
+  const kinds = {
+    'typebox 0.34': { a: Type.Number(), b: Type.Optional(Type.String()) },
+    'typebox 1.x': { a: Type1.Number(), b: Type1.Optional(Type1.String()) },
+    zod: { a: z.number(), b: z.string().optional() },
+    valibot: { a: toStandardJsonSchema(v.number()), b: toStandardJsonSchema(v.optional(v.string())) },
+    arktype: { a: type('number'), b: type('string | undefined') }
+  }
+
+  t.test('per argument: listed as a closed object with the right types; a bad argument never reaches execute', async (t) => {
+    for (const [name, args] of Object.entries(kinds)) {
+      const tool = compileTool({ name: 'demo', args, execute } as ToolDefinition)
+      const schema = tool.wire.modern.inputSchema as Record<string, any>
+      t.same(schema.properties.a.type, 'number', `${name}: a`)
+      // ArkType exports `string | undefined` as anyOf [string, {}]: its own choice, listed as it is
+      if (name === 'arktype') t.same(schema.properties.b, { anyOf: [{ type: 'string' }, {}] }, name)
+      else t.same(schema.properties.b.type, 'string', `${name}: b`)
+      t.same(schema.required, ['a'], `${name}: b may be left out`)
+      t.equal(schema.additionalProperties, false, name)
+      t.notOk('$schema' in schema.properties.a, `${name}: no $schema under a property`)
+      t.same(tool.arguments, ['a', 'b'])
+      t.notOk(tool.validate({ a: 1, c: 2 }) && tool.standard === undefined, `${name}: an unknown argument refused by ajv`)
+    }
+  })
+
+  t.test('calls over both eras: checked by each library; its transform is what execute receives', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    const received: unknown[] = []
+    for (const [name, args] of Object.entries(kinds)) {
+      app.registerTool({ name: name.replace(/[ .]/g, '_'), args, execute: (input) => { received.push(input); return 'ok' } } as ToolDefinition as never)
+    }
+    app.registerTool({
+      name: 'zod_rules',
+      args: { word: z.string().refine((s) => s.length > 2, 'at least three letters'), n: z.string().transform((s) => s.length), d: z.number().default(7) },
+      execute: ({ word, n, d }) => ({ word, n, d })
+    })
+    app.registerTool({ name: 'zod_whole', input: z.object({ n: z.string().transform(Number) }), execute: ({ n }) => ({ doubled: n * 2 }) })
+    for (const era of ['modern', 'legacy'] as const) {
+      const client = createClient({ app, era })
+      for (const name of Object.keys(kinds)) {
+        const tool = name.replace(/[ .]/g, '_')
+        received.length = 0
+        t.same((await client.callTool(tool, { a: 1, b: 'x' })).content, [{ type: 'text', text: 'ok' }], `${era} ${name}`)
+        t.same(received, [{ a: 1, b: 'x' }])
+        received.length = 0
+        const bad = await client.callTool(tool, { a: 'x' })
+        t.equal(bad.isError, true, `${era} ${name}: a bad argument is a tool error`)
+        t.match((bad.content as Array<{ text: string }>)[0]!.text, new RegExp(`^Invalid arguments for tool '${tool}': .*argument 'a'`))
+        const unknown = await client.callTool(tool, { a: 1, c: 1 })
+        t.match((unknown.content as Array<{ text: string }>)[0]!.text, /unknown argument 'c'/, `${era} ${name}: unknown arguments refused`)
+        t.same(received, [], 'execute never ran')
+      }
+      t.same((await client.callTool('zod_rules', { word: 'abc', n: 'four' })).structuredContent, { word: 'abc', n: 4, d: 7 }, `${era}: transform and default applied`)
+      const refined = await client.callTool('zod_rules', { word: 'ab', n: 'x' })
+      t.equal((refined.content as Array<{ text: string }>)[0]!.text, "Invalid arguments for tool 'zod_rules': argument 'word': at least three letters", `${era}: a refine that fails refuses the call`)
+      t.same((await client.callTool('zod_whole', { n: '21' })).structuredContent, { doubled: 42 }, `${era}: a whole Zod input, transformed`)
+      t.match((await client.callTool('zod_whole', { n: 3 })).content, [{ text: /^Invalid arguments for tool 'zod_whole': argument 'n': / }])
+      await client.close()
+    }
+  })
+
+  t.test('whole input and output of each kind: listed, and a result that does not match is an error, not data', async (t) => {
+    const wholes = {
+      'typebox 1.x': { input: Type1.Object({ a: Type1.Number() }), output: Type1.Object({ sum: Type1.Number() }) },
+      zod: { input: z.object({ a: z.number() }), output: z.object({ sum: z.number() }) },
+      valibot: { input: toStandardJsonSchema(v.object({ a: v.number() })), output: toStandardJsonSchema(v.object({ sum: v.number() })) },
+      arktype: { input: type({ a: 'number' }), output: type({ sum: 'number' }) }
+    }
+    const app = await build()
+    t.teardown(() => app.close())
+    for (const [name, { input, output }] of Object.entries(wholes)) {
+      const tool = name.replace(/[ .]/g, '_')
+      app.registerTool({ name: tool, input, output, execute: ({ a }: { a: number }) => a === 13 ? { sum: 'thirteen' } : { sum: a + 1 } } as ToolDefinition as never)
+      app.registerTool({ name: `${tool}_map`, args: { a: input }, output: { sum: (output as any) }, execute: () => ({ sum: { sum: 1 } }) } as ToolDefinition as never)
+    }
+    await app.ready()
+    for (const [name] of Object.entries(wholes)) {
+      const tool = name.replace(/[ .]/g, '_')
+      const listed = app.mcp.tools.get(tool) as Record<string, any>
+      t.same(listed.inputSchema.properties, { a: { type: 'number' } }, `${name}: input listed`)
+      t.same(listed.outputSchema.properties, { sum: { type: 'number' } }, `${name}: output listed`)
+      t.same((app.mcp.tools.get(`${tool}_map`) as Record<string, any>).outputSchema.properties.sum.properties, { sum: { type: 'number' } }, `${name}: output by property`)
+    }
+    for (const era of ['modern', 'legacy'] as const) {
+      const client = createClient({ app, era })
+      for (const name of Object.keys(wholes)) {
+        const tool = name.replace(/[ .]/g, '_')
+        t.same((await client.callTool(tool, { a: 1 })).structuredContent, { sum: 2 }, `${era} ${name}`)
+        const wrong = await client.callTool(tool, { a: 13 })
+        t.equal(wrong.isError, true, `${era} ${name}: a result that does not match its schema is an error`)
+        t.match(wrong.content, [{ text: new RegExp(`Tool '${tool}' failed`) }])
+        t.notOk('structuredContent' in wrong, 'never data')
+        t.same((await client.callTool(`${tool}_map`, { a: { a: 1 } })).structuredContent, { sum: { sum: 1 } }, `${era} ${name}: by property`)
+      }
+      await client.close()
+    }
+  })
+
+  t.test('an output a library checks asynchronously, or whose check throws', async (t) => {
+    const app = await build()
+    t.teardown(() => app.close())
+    app.registerTool({ name: 'slow', args: { ok: z.boolean() }, output: z.object({ ok: z.boolean() }).refine(async (o) => o.ok, 'not ok'), execute: ({ ok }) => ({ ok }) })
+    app.registerTool({ name: 'throws', output: { n: z.number().refine(() => { throw new Error('library bug') }) }, execute: () => ({ n: 1 }) })
+    app.registerTool({ name: 'throws_in', args: { n: z.number().refine(() => { throw new Error('library bug') }) }, execute: () => 'never' })
+    app.registerTool({ name: 'error_result', output: { n: z.number() }, execute: () => toolError('refused') })
+    const client = createClient({ app, era: 'modern' })
+    t.teardown(() => client.close())
+    t.same((await client.callTool('slow', { ok: true })).structuredContent, { ok: true })
+    t.equal((await client.callTool('slow', { ok: false })).isError, true)
+    t.match((await client.callTool('throws', {})).content, [{ text: /Tool 'throws' failed/ }])
+    t.match((await client.callTool('throws_in', { n: 1 })).content, [{ text: /Tool 'throws_in' failed/ }])
+    t.same((await client.callTool('error_result', {})).content, [{ type: 'text', text: 'refused' }], 'a tool error is not checked against the output schema')
+  })
+
+  t.test('what cannot be served is refused at registration, naming the tool and the argument', async (t) => {
+    refused(t, tool({ args: { a: v.number() } }), /^tool 'demo': argument 'a' is a Standard Schema \(valibot\) that does not export JSON Schema.*toStandardJsonSchema/)
+    const zod3 = { '~standard': { version: 1, vendor: 'zod', validate: () => ({ value: 1 }) } }
+    refused(t, tool({ args: { a: zod3 } }), /^tool 'demo': argument 'a' is a Standard Schema \(zod\) .*Zod 4/)
+    refused(t, tool({ input: zod3 }), /^tool 'demo': 'input' is a Standard Schema \(zod\)/)
+    refused(t, tool({ output: zod3 }), /^tool 'demo': 'output' is a Standard Schema \(zod\)/)
+    refused(t, tool({ output: { n: zod3 } }), /^tool 'demo': output property 'n' is a Standard Schema \(zod\)/)
+    refused(t, tool({ args: { a: { type: 'string' } } }), /^tool 'demo': argument 'a' must be a TypeBox schema .*, got a plain object \(a plain JSON Schema goes whole, as 'input'\)/)
+    refused(t, tool({ output: { n: { type: 'string' } } }), /^tool 'demo': output property 'n' must be a TypeBox schema .*Type\.Unsafe/)
+    refused(t, tool({ args: { a: 'string' } }), /argument 'a' must be a TypeBox schema .*got string/)
+    refused(t, tool({ args: z.object({ a: z.string() }) }), /'args' must be a map of argument names to schemas.*use 'input' for a whole schema/)
+    refused(t, tool({ input: z.string() }), /'input' must be an object schema \(type: "object"\), got type "string"/)
+    refused(t, tool({ input: 'x' }), /'input' must be a TypeBox schema .* or a plain JSON Schema object; got string/)
+    refused(t, tool({ output: z.object({ when: z.date() }) }), /'output' cannot be exported as JSON Schema \(its output\): Date cannot be represented/)
+    refused(t, tool({ args: { when: z.date() } }), /argument 'when' cannot be exported as JSON Schema \(its input\)/)
+    refused(t, tool({ output: 3 }), /'output' must be a map of property names to schemas, or one whole schema/)
+  })
+
+  t.test('a recursive Zod argument keeps its references, rebased under its property', async (t) => {
+    interface Node { name: string, children: Node[] }
+    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }))
+    const tool = compileTool({ name: 'tree', args: { 'root/x': node }, execute } as ToolDefinition)
+    const text = JSON.stringify(tool.wire.modern.inputSchema)
+    t.notOk(/"\$ref":"#(\/\$defs|")/.test(text), `no reference left at the root: ${text}`)
+    t.ok(text.includes('#/properties/root~1x'), 'rebased under its property, the name escaped')
+    t.ok(compileTool({ name: 'tree2', input: z.object({ root: node }), execute } as ToolDefinition).validate({ root: { name: 'a', children: [] } }), 'a whole recursive input compiles as exported')
+  })
+
+  t.test('Mcp-Param headers from a Zod argument\'s meta', async (t) => {
+    const tool = compileTool({ name: 'h', args: { region: z.string().meta({ 'x-mcp-header': 'Region' }) }, execute } as ToolDefinition)
+    t.same(tool.headers.map((header) => header.name), ['Region'])
+  })
 })

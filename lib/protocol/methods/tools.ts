@@ -4,7 +4,8 @@ import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { describe, isThenable } from '../../values.js'
 import { explain } from '../../define/messages.js'
-import { errorResult, resultOf, unwrap, type CallToolResult } from '../../define/result.js'
+import { errorResult, payloadOf, resultOf, unwrap, type CallToolResult } from '../../define/result.js'
+import { checkStandard, type Checked } from '../../define/schemas.js'
 import type { CompiledTool } from '../../define/tool.js'
 import type { Call } from '../call.js'
 import { CallContext } from '../context.js'
@@ -199,7 +200,7 @@ class Stop {
 
 /** Validation, `prepare`, `execute`: a call run inline. Not async: the hot path (no `prepare`) is `execute`'s own promise. */
 function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): CallToolResult | Promise<CallToolResult> {
-  if (tool.definition.prepare === undefined) {
+  if (tool.definition.prepare === undefined && tool.standard === undefined) {
     // a model can fix bad arguments, so they are a tool error it reads, not a protocol error
     if (!tool.validate(args)) return invalidArguments(tool)
     return execute(tool, args, call, ctx)
@@ -207,16 +208,30 @@ function run (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx
   return prepareStep(tool, args, call, ctx).then((step) => step instanceof Stop ? step.result : execute(tool, step, call, ctx))
 }
 
-function invalidArguments (tool: CompiledTool): CallToolResult {
-  return errorResult(`Invalid arguments for tool '${tool.name}': ${explain(tool.validate.errors)}`)
+function invalidArguments (tool: CompiledTool, problems = explain(tool.validate.errors)): CallToolResult {
+  return errorResult(`Invalid arguments for tool '${tool.name}': ${problems}`)
 }
 
-/** Validates the arguments and runs `prepare`: the input for `execute`, or the `Stop` that answers instead. */
+/**
+ * Validates the arguments (ajv, then the libraries of Standard Schema arguments, which may change
+ * them: a transform) and runs `prepare`: the input for `execute`, or the `Stop` that answers instead.
+ */
 async function prepareStep (tool: CompiledTool, args: Record<string, unknown>, call: Call, ctx: CallContext): Promise<unknown> {
   if (!tool.validate(args)) return new Stop(invalidArguments(tool))
-  if (tool.definition.prepare === undefined) return args
+  let input: unknown = args
+  if (tool.standard !== undefined) {
+    try {
+      const checked = await checkStandard(tool.standard, args, 'argument')
+      if (checked.problems !== undefined) return new Stop(invalidArguments(tool, checked.problems))
+      input = checked.value
+    } catch (err) {
+      ctx.log.error({ err }, `tool '${tool.name}': its input schema's library threw`)
+      return new Stop(internalFailure(tool))
+    }
+  }
+  if (tool.definition.prepare === undefined) return input
   try {
-    const prepared = unwrap(await tool.definition.prepare(args, ctx))
+    const prepared = unwrap(await tool.definition.prepare(input, ctx))
     if (prepared.error !== undefined) return new Stop(errorResult(prepared.error.message, prepared.meta))
     if (typeof prepared.value !== 'object' || prepared.value === null) {
       ctx.log.error(`tool '${tool.name}': prepare must return the arguments for execute (an object), got ${describe(prepared.value)}`)
@@ -242,18 +257,52 @@ function execute (tool: CompiledTool, input: unknown, call: Call, ctx: CallConte
   return shaped(tool, returned, call, ctx)
 }
 
-function shaped (tool: CompiledTool, returned: unknown, call: Call, ctx: CallContext): CallToolResult {
+function shaped (tool: CompiledTool, returned: unknown, call: Call, ctx: CallContext): CallToolResult | Promise<CallToolResult> {
   // a question the handler caught and went past: its result is moot, input_required wins
   if (asked(ctx)) return PENDING
   if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
+  if (tool.standardOutput !== undefined) return checkedOutput(tool, returned, call, ctx)
   // a legacy call's version is always one that `initialize` negotiated
   const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
   const result = resultOf(returned, structured, call.era === 'legacy', tool.validateOutput)
-  if (result === undefined) {
-    ctx.log.error({ problems: explain(tool.validateOutput!.errors, 'property') }, `tool '${tool.name}' returned a value that does not match its output schema`)
+  if (result === undefined) return outputMismatch(tool, explain(tool.validateOutput!.errors, 'property'), ctx)
+  return tool.ui === undefined ? result : uiFallback(tool, result)
+}
+
+function outputMismatch (tool: CompiledTool, problems: string, ctx: CallContext): CallToolResult {
+  ctx.log.error({ problems }, `tool '${tool.name}' returned a value that does not match its output schema`)
+  return internalFailure(tool)
+}
+
+/**
+ * `shaped` for an output a Standard Schema's library checks (after ajv, for the parts it has): the
+ * library only judges the value, the client gets what `execute` returned (an output schema's
+ * transform cannot be exported as JSON Schema anyway).
+ */
+function checkedOutput (tool: CompiledTool, returned: unknown, call: Call, ctx: CallContext): CallToolResult | Promise<CallToolResult> {
+  const parts = unwrap(returned)
+  if (parts.error !== undefined) return errorResult(parts.error.message, parts.meta)
+  const payload = payloadOf(parts.value)
+  if (!tool.validateOutput!(payload)) return outputMismatch(tool, explain(tool.validateOutput!.errors, 'property'), ctx)
+  const finish = (checked: Checked): CallToolResult | Promise<CallToolResult> => {
+    if (checked.problems !== undefined) return outputMismatch(tool, checked.problems, ctx)
+    const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
+    const result = resultOf(returned, structured, call.era === 'legacy', undefined)!
+    return tool.ui === undefined ? result : uiFallback(tool, result)
+  }
+  let checked: Checked | Promise<Checked>
+  try {
+    checked = checkStandard(tool.standardOutput!, payload, 'property')
+  } catch (err) {
+    ctx.log.error({ err }, `tool '${tool.name}': its output schema's library threw`)
     return internalFailure(tool)
   }
-  return tool.ui === undefined ? result : uiFallback(tool, result)
+  return isThenable(checked)
+    ? checked.then(finish, (err: unknown) => {
+      ctx.log.error({ err }, `tool '${tool.name}': its output schema's library threw`)
+      return internalFailure(tool)
+    })
+    : finish(checked)
 }
 
 /** What `prepare` or `execute` threw, as the call's result (or the refusal it stands for). */
