@@ -2,15 +2,15 @@
  * The plugin's public types that are not a definition's: the `register*` decorators, `app.mcp`,
  * and what the plugin adds to Fastify's own types (`declare module 'fastify'`).
  */
-import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
 import type { AuthInfo, ServerInfo } from './spec/types.js'
 import type { ListName } from './state/bus.js'
 import type { ScopeInfo } from './auth/scopes.js'
 import type { McpRequestInfo } from './http/request-info.js'
 import type { McpRouteConfig } from './http/route-tools/schema.js'
 import type {
-  ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition
+  ArgsOf, ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition
 } from './define/tool.js'
+import type { AnySchema, SchemaMap, SchemaOutput } from './define/schemas.js'
 import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptArguments, TypedPromptDefinition } from './define/prompt.js'
 import type { SkillDefinition } from './define/skill.js'
@@ -44,9 +44,9 @@ export type ListedInfo = Readonly<Record<string, unknown>> & { readonly name: st
 /** Registers one tool or several; typed so `execute` sees its arguments as declared. */
 export interface RegisterTool {
   (definitions: DefinedTool | readonly DefinedTool[]): void
-  <I extends TSchema, const O extends OutputSpec | undefined = undefined, P = Static<I>>(definition: SchemaToolDefinition<I, O, P>): void
+  <I extends AnySchema, const O extends OutputSpec | undefined = undefined, P = SchemaOutput<I>>(definition: SchemaToolDefinition<I, O, P>): void
   <const O extends OutputSpec | undefined = undefined, P = Record<string, unknown>>(definition: JsonSchemaToolDefinition<O, P>): void
-  <const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined, P = Static<TObject<A>>>(definition: ArgsToolDefinition<A, O, P>): void
+  <const A extends SchemaMap = {}, const O extends OutputSpec | undefined = undefined, P = ArgsOf<A>>(definition: ArgsToolDefinition<A, O, P>): void
 }
 
 /** A tool as listed to clients (the modern `Tool` object). */

@@ -308,8 +308,11 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox'
 export { defineTool, StringEnum } from './define/tool.js'
 export type {
   ToolDefinition, DefinedTool, ToolAnnotations, OutputSpec, OutputOf, ToolReturn,
-  ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition, Prepared, ArgumentName
+  ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition, Prepared, ArgumentName, ArgsOf
 } from './define/tool.js'
+export type {
+  AnySchema, SchemaMap, SchemaInput, SchemaOutput, StandardSchemaV1, StandardJsonSchemaV1, TypeBox1Schema
+} from './define/schemas.js'
 export type { RequestContext, ToolContext, CompletionContext } from './define/context.js'
 export type { AuthInfo, ClientInfo, ServerInfo } from './spec/types.js'
 export type { LogLevel } from './spec/log-levels.js'

@@ -10,8 +10,9 @@ import type { Static as Static1, TSchema as TSchema1 } from 'typebox'
 import { isThenable, isTypeBox, kind } from '../values.js'
 
 /**
- * The Standard Schema interface (standardschema.dev), as its authors ask libraries to copy it rather
- * than depend on a package, with the Standard JSON Schema addition (`jsonSchema`).
+ * The Standard Schema interfaces (standardschema.dev), as their authors ask libraries to copy them
+ * rather than depend on a package: Standard Schema v1 (`validate`) and Standard JSON Schema v1
+ * (`jsonSchema`), shapes and option types as published, so every library's schemas fit them.
  */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaV1.Props<Input, Output>
@@ -21,9 +22,10 @@ export declare namespace StandardSchemaV1 {
   export interface Props<Input = unknown, Output = Input> {
     readonly version: 1
     readonly vendor: string
-    readonly validate: (value: unknown, options?: unknown) => Result<Output> | Promise<Result<Output>>
+    readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>
     readonly types?: Types<Input, Output> | undefined
   }
+  export interface Options { readonly libraryOptions?: Record<string, unknown> | undefined }
   export type Result<Output> = SuccessResult<Output> | FailureResult
   export interface SuccessResult<Output> { readonly value: Output, readonly issues?: undefined }
   export interface FailureResult { readonly issues: readonly Issue[] }
@@ -35,13 +37,20 @@ export declare namespace StandardSchemaV1 {
   export interface Types<Input = unknown, Output = Input> { readonly input: Input, readonly output: Output }
 }
 
-/** A Standard Schema that exports JSON Schema (`~standard.jsonSchema`, Standard JSON Schema v1). */
+/** A Standard Schema that also exports JSON Schema (Standard JSON Schema v1's `jsonSchema`). */
 export interface StandardJsonSchemaV1<Input = unknown, Output = Input> {
-  readonly '~standard': StandardSchemaV1.Props<Input, Output> & {
-    readonly jsonSchema: {
-      readonly input: (options: { readonly target: string }) => Record<string, unknown>
-      readonly output: (options: { readonly target: string }) => Record<string, unknown>
-    }
+  readonly '~standard': StandardSchemaV1.Props<Input, Output> & { readonly jsonSchema: StandardJsonSchemaV1.Converter }
+}
+
+export declare namespace StandardJsonSchemaV1 {
+  export interface Converter {
+    readonly input: (options: Options) => Record<string, unknown>
+    readonly output: (options: Options) => Record<string, unknown>
+  }
+  export type Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string)
+  export interface Options {
+    readonly target: Target
+    readonly libraryOptions?: Record<string, unknown> | undefined
   }
 }
 
@@ -68,22 +77,26 @@ export type SchemaOutput<S> = S extends { readonly '~standard': { readonly types
     : S extends TypeBox1Schema ? Static1<S>
       : unknown
 
-/** Whether a map entry may be left out: TypeBox's Optional, or a Standard Schema that accepts undefined. */
-type IsOptional<S> = S extends TOptional034<TSchema034>
+/**
+ * Whether a map entry may be left out: TypeBox's Optional, or a Standard Schema whose type on that
+ * side takes undefined (a Zod default: optional in what a client sends, always there once checked).
+ */
+type IsOptional<S, Side extends 'input' | 'output'> = S extends TOptional034<TSchema034>
   ? true
   : S extends { readonly '~optional': true }
     ? true
     : S extends { readonly '~standard': unknown }
-      ? (undefined extends SchemaInput<S> ? true : false)
+      ? (undefined extends (Side extends 'input' ? SchemaInput<S> : SchemaOutput<S>) ? true : false)
       : false
 
-type OptionalKeys<M> = { [K in keyof M]: IsOptional<M[K]> extends true ? K : never }[keyof M]
+type OptionalKeys<M, Side extends 'input' | 'output'> = { [K in keyof M]: IsOptional<M[K], Side> extends true ? K : never }[keyof M]
 type Flatten<T> = { [K in keyof T]: T[K] } & {}
+type Of<S, Side extends 'input' | 'output'> = Side extends 'input' ? SchemaInput<S> : SchemaOutput<S>
 
-/** The object a map of schemas describes, each entry as `Of` reads it (input or output side). */
+/** The object a map of schemas describes, on one side of the check (what is sent, or what comes out). */
 type ObjectOf<M, Side extends 'input' | 'output'> = Flatten<
-  { [K in Exclude<keyof M, OptionalKeys<M>>]: Side extends 'input' ? SchemaInput<M[K]> : SchemaOutput<M[K]> } &
-  { [K in OptionalKeys<M>]?: Side extends 'input' ? SchemaInput<M[K]> : SchemaOutput<M[K]> }
+  { [K in Exclude<keyof M, OptionalKeys<M, Side>>]: Of<M[K], Side> } &
+  { [K in OptionalKeys<M, Side>]?: Of<M[K], Side> }
 >
 
 /** What `execute` receives for a map of argument schemas (after each library checked its argument). */

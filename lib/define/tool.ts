@@ -2,7 +2,7 @@
  * Tool definitions: the typed shape users write, the checks run at registration, and the compiled
  * form the server calls (wire JSON, validators and header rules built once).
  */
-import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import { SakeToolDefinitionError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
@@ -524,8 +524,8 @@ export function compileTool (def: ToolDefinition, scopes: ReadonlyMap<string, st
  *   execute: ({ a, b }) => a + b
  * })
  */
-export function defineTool<const A extends TProperties = {}, const O extends OutputSpec | undefined = undefined, P = Static<TObject<A>>> (def: ArgsToolDefinition<A, O, P>): DefinedTool
-export function defineTool<I extends TSchema, const O extends OutputSpec | undefined = undefined, P = Static<I>> (def: SchemaToolDefinition<I, O, P>): DefinedTool
+export function defineTool<const A extends SchemaMap = {}, const O extends OutputSpec | undefined = undefined, P = ArgsOf<A>> (def: ArgsToolDefinition<A, O, P>): DefinedTool
+export function defineTool<I extends AnySchema, const O extends OutputSpec | undefined = undefined, P = SchemaOutput<I>> (def: SchemaToolDefinition<I, O, P>): DefinedTool
 export function defineTool<const O extends OutputSpec | undefined = undefined, P = Record<string, unknown>> (def: JsonSchemaToolDefinition<O, P>): DefinedTool
 export function defineTool (def: ToolDefinition): DefinedTool {
   return def as DefinedTool
