@@ -118,3 +118,15 @@ app.registerTool({
   complete (arg) { expectType<'city' | 'zip'>()(arg); return [] },
   execute: () => ''
 })
+
+// ---- prompt arguments of each kind
+app.registerPrompt({
+  name: 'prompt_kinds',
+  args: { code: z.string(), lang: z.string().optional(), style: Type1.String(), tone: Type1.Optional(Type1.String()), size: Type.String() },
+  get (args) {
+    expectType<{ code: string, lang?: string | undefined, style: string, tone?: string, size: string }>()(args)
+    return args.code
+  }
+})
+// @ts-expect-error prompt arguments are strings
+app.registerPrompt({ name: 'prompt_number', args: { n: z.number() }, get: () => '' })

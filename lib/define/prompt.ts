@@ -3,11 +3,12 @@
  * `get` sees them typed), the checks run at registration, and the shaping of what `get` returns
  * into a `GetPromptResult`.
  */
-import { OptionalKind, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
+import { type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import { SakePromptDefinitionError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
-import { deepFreeze, isObject, isTypeBox, kind, plain } from '../values.js'
+import { deepFreeze, isObject, kind, plain } from '../values.js'
+import { isOptional, jsonSchemaOf, schemaKind, standardOf, type MapOutput, type StandardJsonSchemaV1, type StandardParts, type StandardProps, type TypeBox1Schema } from './schemas.js'
 import { compile } from './ajv.js'
 import { isContent, type ContentBlock, type Icon } from './content.js'
 import { checkCommonFields, checkKnownKeys } from './common-fields.js'
@@ -15,8 +16,14 @@ import type { CompletionReturn } from './resource.js'
 import type { CompletionContext, RequestContext } from './context.js'
 import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
 
-/** A prompt argument: a TypeBox string schema (`Type.String()`, `StringEnum([...])`), or `Type.Optional` of one. */
-export type PromptArgument = TSchema & { static: string }
+/**
+ * A prompt argument: a string schema of TypeBox (`Type.String()`, `StringEnum([...])`, or
+ * `Type.Optional` of one; 0.34 or 1.x) or of a Standard Schema library (`z.string()`, `.optional()`).
+ */
+export type PromptArgument = (TSchema & { static: string }) | TypeBox1Schema | StandardJsonSchemaV1<string | undefined, unknown>
+
+/** What `get` receives: TypeBox 0.34's own `Static` for its schemas, else each library's output. */
+export type PromptArgsOf<A> = A extends TProperties ? Static<TObject<A>> : MapOutput<A>
 
 /** The arguments of a prompt, by name. */
 export type PromptArguments = Record<string, PromptArgument>
@@ -49,7 +56,7 @@ interface PromptBase {
 /** A prompt whose arguments are declared in `args`; `get` gets them typed. */
 export interface TypedPromptDefinition<A extends PromptArguments> extends PromptBase {
   args?: A
-  get (args: Static<TObject<A>>, ctx: RequestContext): PromptReturn | Promise<PromptReturn>
+  get (args: PromptArgsOf<A>, ctx: RequestContext): PromptReturn | Promise<PromptReturn>
   /** Suggestions for one argument (`completion/complete`). */
   complete? (argument: string, partial: string, ctx: CompletionContext): CompletionReturn | Promise<CompletionReturn>
 }
@@ -71,6 +78,8 @@ export interface CompiledPrompt {
   readonly arguments: readonly string[]
   readonly required: readonly string[]
   readonly validate: ValidateFunction
+  /** The arguments a Standard Schema's library checks (after ajv); undefined: none. */
+  readonly standard: StandardParts | undefined
   readonly ttl: number | undefined
   /** What it demands of the caller (`scope`); undefined: nothing. */
   readonly access: Requirement | undefined
@@ -110,26 +119,36 @@ export function compilePrompt (def: PromptDefinition, scopes: ReadonlyMap<string
   checkOptional(raw, name)
 
   const args = raw.args ?? {}
-  if (!isObject(args) || isTypeBox(args)) fail(name, "'args' must be a map of argument names to TypeBox string schemas, e.g. { code: Type.String({ description: 'The code' }) }")
+  if (!isObject(args) || schemaKind(args) !== undefined) fail(name, "'args' must be a map of argument names to string schemas, e.g. { code: Type.String({ description: 'The code' }) } or { code: z.string() }")
   const listed: Array<Record<string, unknown>> = []
   const required: string[] = []
+  const properties: Record<string, unknown> = {}
+  const standard: Array<readonly [string, StandardProps]> = []
   for (const [key, schema] of Object.entries(args)) {
-    if (!isTypeBox(schema) || schema.type !== 'string') {
-      fail(name, `argument '${key}' must be a TypeBox string schema (Type.String(), StringEnum([...]) or Type.Optional of one): prompt arguments are strings, got ${isTypeBox(schema) ? `type ${JSON.stringify(schema.type ?? 'unspecified')}` : kind(schema)}`)
+    const found = schemaKind(schema)
+    const json = found === undefined ? undefined : jsonSchemaOf(schema, 'input', (message) => fail(name, `argument '${key}' ${message}`))
+    if (json === undefined || json.type !== 'string') {
+      fail(name, `argument '${key}' must be a string schema (Type.String(), StringEnum([...]), z.string(), or an optional one): prompt arguments are strings, got ${json !== undefined ? `type ${JSON.stringify(json.type ?? 'unspecified')}` : isObject(schema) ? 'a plain object' : kind(schema)}`)
     }
-    const optional = schema[OptionalKind] === 'Optional'
+    const optional = isOptional(schema)
     const entry: Record<string, unknown> = { name: key }
-    if (typeof schema.title === 'string') entry.title = schema.title
-    if (typeof schema.description === 'string') entry.description = schema.description
+    if (typeof json.title === 'string') entry.title = json.title
+    if (typeof json.description === 'string') entry.description = json.description
     entry.required = !optional
     listed.push(entry)
     if (!optional) required.push(key)
+    const { $schema: _dialect, ...property } = json
+    if (found === 'standard') {
+      standard.push([key, standardOf(schema, (message) => fail(name, `argument '${key}' ${message}`))])
+      properties[key] = { type: 'string' } // its library checks the rest, after ajv
+    } else {
+      properties[key] = property
+    }
   }
   let validate: ValidateFunction
   try {
-    validate = compile(plain(Type.Object(args as PromptArguments, { additionalProperties: false }), (message) => fail(name, `'args' cannot be sent as JSON: ${message}`)))
+    validate = compile({ additionalProperties: false, type: 'object', properties })
   } catch (err) {
-    if (err instanceof SakePromptDefinitionError) throw err
     fail(name, `its arguments do not compile: ${(err as Error).message}`)
   }
 
@@ -148,6 +167,7 @@ export function compilePrompt (def: PromptDefinition, scopes: ReadonlyMap<string
     arguments: Object.freeze(Object.keys(args)),
     required: Object.freeze(required),
     validate,
+    standard: standard.length === 0 ? undefined : { whole: undefined, props: standard },
     ttl: raw.ttl as number | undefined,
     access: requirementOf(raw, scopes, (message) => fail(name, message)),
     config: raw.config as Record<string, unknown> | undefined

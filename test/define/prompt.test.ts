@@ -5,6 +5,12 @@ import t from 'tap'
 import { Type, StringEnum, definePrompt, userMessage, assistantMessage, image, SakePromptDefinitionError, SakeDuplicatePromptError, SakeRegisterAfterReadyError } from '../../lib/index.js'
 import { compilePrompt, shapePrompt } from '../../lib/define/prompt.js'
 import { build } from '../helpers/app.js'
+import { createClient } from '../../lib/client/index.js'
+import Type1 from 'typebox'
+import * as z from 'zod'
+import * as v from 'valibot'
+import { toStandardJsonSchema } from '@valibot/to-json-schema'
+import { type } from 'arktype'
 
 const get = (): string => 'x'
 
@@ -25,14 +31,14 @@ t.test('invalid definitions: SAKE_ERR_INVALID_PROMPT naming the prompt and the r
     [{ name: 'p', get, icons: 'x' }, "prompt 'p': 'icons' must be an array of { src, mimeType?, sizes?, theme? }: it is not an array"],
     [{ name: 'p' }, "prompt 'p': 'get' must be a function (args, ctx) => messages, got undefined"],
     [{ name: 'p', get, complete: [] }, "prompt 'p': 'complete' must be a function (argument, partial, ctx) => values, got an array"],
-    [{ name: 'p', get, args: Type.Object({ a: Type.String() }) }, "prompt 'p': 'args' must be a map of argument names to TypeBox string schemas"],
-    [{ name: 'p', get, args: [] }, "prompt 'p': 'args' must be a map of argument names to TypeBox string schemas"],
-    [{ name: 'p', get, args: { n: Type.Number() } }, "prompt 'p': argument 'n' must be a TypeBox string schema (Type.String(), StringEnum([...]) or Type.Optional of one): prompt arguments are strings, got type \"number\""],
-    [{ name: 'p', get, args: { n: Type.Union([Type.String(), Type.Null()]) } }, "prompt 'p': argument 'n' must be a TypeBox string schema (Type.String(), StringEnum([...]) or Type.Optional of one): prompt arguments are strings, got type \"unspecified\""],
-    [{ name: 'p', get, args: { n: { type: 'string' } } }, "prompt 'p': argument 'n' must be a TypeBox string schema (Type.String(), StringEnum([...]) or Type.Optional of one): prompt arguments are strings, got object"],
+    [{ name: 'p', get, args: Type.Object({ a: Type.String() }) }, "prompt 'p': 'args' must be a map of argument names to string schemas"],
+    [{ name: 'p', get, args: [] }, "prompt 'p': 'args' must be a map of argument names to string schemas"],
+    [{ name: 'p', get, args: { n: Type.Number() } }, "prompt 'p': argument 'n' must be a string schema (Type.String(), StringEnum([...]), z.string(), or an optional one): prompt arguments are strings, got type \"number\""],
+    [{ name: 'p', get, args: { n: Type.Union([Type.String(), Type.Null()]) } }, "prompt 'p': argument 'n' must be a string schema (Type.String(), StringEnum([...]), z.string(), or an optional one): prompt arguments are strings, got type \"unspecified\""],
+    [{ name: 'p', get, args: { n: { type: 'string' } } }, "prompt 'p': argument 'n' must be a string schema (Type.String(), StringEnum([...]), z.string(), or an optional one): prompt arguments are strings, got a plain object"],
     [{ name: 'p', get, args: { n: Type.String({ pattern: '(' }) } }, "prompt 'p': its arguments do not compile"],
     [{ name: 'p', get, args: { n: Type.String({ format: 'dat-time' }) } }, "prompt 'p': its arguments do not compile"],
-    [{ name: 'p', get, args: { n: Type.String({ default: 1n as any }) } }, "prompt 'p': 'args' cannot be sent as JSON"],
+    [{ name: 'p', get, args: { n: Type.String({ default: 1n as any }) } }, "prompt 'p': argument 'n' cannot be sent as JSON"],
     [{ name: 'p', get, meta: { n: 1n } }, "prompt 'p': its definition cannot be sent as JSON"]
   ]
   for (const [def, message] of cases) {
@@ -93,4 +99,29 @@ t.test('config: kept on the compiled prompt and never sent', async (t) => {
   const prompt = compilePrompt({ name: 'c', get: () => 'x', config: { tier: 'free' } })
   t.same(prompt.config, { tier: 'free' })
   t.notOk('config' in prompt.wire.modern)
+})
+
+t.test('arguments of every library (issue 41): TypeBox 1.x, Zod, Valibot, ArkType string schemas; each library checks its own', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  app.registerPrompt({ name: 'tb1', args: { code: Type1.String({ description: 'The code' }), lang: Type1.Optional(Type1.String()) }, get: ({ code, lang }) => `${code}/${lang ?? '-'}` })
+  app.registerPrompt({ name: 'zod', args: { code: z.string().min(2, 'two letters at least').describe('The code'), lang: z.string().optional() }, get: ({ code, lang }) => `${code}/${lang ?? '-'}` })
+  app.registerPrompt({ name: 'valibot', args: { code: toStandardJsonSchema(v.string()), lang: toStandardJsonSchema(v.optional(v.string())) }, get: ({ code, lang }) => `${code}/${lang ?? '-'}` })
+  app.registerPrompt({ name: 'ark', args: { code: type('string'), lang: type('string') }, get: ({ code, lang }) => `${code}/${lang}` })
+  app.registerPrompt({ name: 'shout', args: { word: z.string().transform((s) => s.toUpperCase()) }, get: ({ word }) => String(word) })
+  t.same(app.mcp.prompts.get('zod'), { name: 'zod', arguments: [{ name: 'code', description: 'The code', required: true }, { name: 'lang', required: false }] })
+  t.same(app.mcp.prompts.get('tb1'), { name: 'tb1', arguments: [{ name: 'code', description: 'The code', required: true }, { name: 'lang', required: false }] })
+  t.same(app.mcp.prompts.get('valibot'), { name: 'valibot', arguments: [{ name: 'code', required: true }, { name: 'lang', required: false }] })
+  for (const era of ['modern', 'legacy'] as const) {
+    const client = createClient({ app, era })
+    for (const name of ['tb1', 'zod', 'valibot']) {
+      t.match(await client.getPrompt(name, { code: 'ab' }), { messages: [{ content: { text: 'ab/-' } }] }, `${era} ${name}`)
+    }
+    t.match(await client.getPrompt('ark', { code: 'ab', lang: 'ts' }), { messages: [{ content: { text: 'ab/ts' } }] })
+    t.match(await client.getPrompt('shout', { word: 'hi' }), { messages: [{ content: { text: 'HI' } }] }, 'a transform is what get receives')
+    await t.rejects(client.getPrompt('zod', { code: 'a' }), { code: -32602, message: "Invalid params: invalid arguments for prompt 'zod': argument 'code': two letters at least" }, `${era}: the library's rule refuses`)
+    await client.close()
+  }
+  t.throws(() => compilePrompt({ name: 'p', get, args: { n: z.number() } as never }), { message: "prompt 'p': argument 'n' must be a string schema (Type.String(), StringEnum([...]), z.string(), or an optional one): prompt arguments are strings, got type \"number\"" })
+  t.throws(() => compilePrompt({ name: 'p', get, args: { n: v.string() } as never }), { message: /^prompt 'p': argument 'n' is a Standard Schema \(valibot\) that does not export JSON Schema/ })
 })

@@ -3,6 +3,7 @@ import { ClientInputError, ProtocolError } from '../../errors.js'
 import { INTERNAL_ERROR, INVALID_PARAMS } from '../../spec/jsonrpc.js'
 import { describe } from '../../values.js'
 import { explain } from '../../define/messages.js'
+import { checkStandard } from '../../define/schemas.js'
 import { shapePrompt, type CompiledPrompt } from '../../define/prompt.js'
 import type { Call } from '../call.js'
 import { FeatureContext } from '../context.js'
@@ -38,10 +39,19 @@ function argumentsOf (prompt: CompiledPrompt, params: Record<string, unknown>): 
   return copy
 }
 
+/** The arguments `get` receives: as checked, or as the libraries of Standard Schema ones give them back. */
+// typed as strings for `get`: a library's transform may give back anything, as its own types say
+async function checkedArguments (prompt: CompiledPrompt, args: Record<string, string>): Promise<Record<string, string>> {
+  if (prompt.standard === undefined) return args
+  const checked = await checkStandard(prompt.standard, args, 'argument')
+  if (checked.problems !== undefined) throw new ProtocolError(INVALID_PARAMS, `Invalid params: invalid arguments for prompt '${prompt.name}': ${checked.problems}`)
+  return checked.value as Record<string, string>
+}
+
 export async function getPrompt (server: ServerContext, call: Call): Promise<string> {
   const { input } = server
   const prompt = promptOf(call.target, call.params.name, 'prompts/get')
-  const args = argumentsOf(prompt, call.params)
+  const args = await checkedArguments(prompt, argumentsOf(prompt, call.params))
   const retry = call.era === 'modern' ? readRetry(input, call, prompt.name, call.params.arguments) : undefined
   const ctx = new FeatureContext(call, { prompt: prompt.name }, input, retry)
   try {
