@@ -4,7 +4,7 @@
  * question travels (a multi round-trip request, or a request on a 2025 session's stream) is the
  * plugin's business (`protocol/input/`).
  */
-import type { Static, TSchema } from '@sinclair/typebox'
+import type { AnySchema, SchemaOutput } from './schemas.js'
 
 /** The client did not declare the capability (or its protocol revision lacks it): the tool decides. */
 export interface Unsupported { readonly action: 'unsupported' }
@@ -59,8 +59,8 @@ export interface Root {
 
 export type RootsOutcome = { readonly action: 'accept', readonly roots: Root[] } | Unsupported
 
-/** The content type of a form: the TypeBox schema's static type, or a plain record. */
-export type FormContent<S> = S extends TSchema ? Static<S> : Record<string, unknown>
+/** The content type of a form: its schema's type (a library's output), or a plain record for a plain JSON Schema. */
+export type FormContent<S> = S extends AnySchema ? SchemaOutput<S> : Record<string, unknown>
 
 /** The options of `ctx.elicit.form`. */
 export interface FormOptions {
@@ -79,7 +79,7 @@ export interface Elicit {
    * Asks the person to fill in a form (`requestedSchema`: an object of primitive properties).
    * `key` names the question: unique within the handler, stable across rounds.
    */
-  form<S extends TSchema | Record<string, unknown>> (key: string, message: string, schema: S, options?: FormOptions): Promise<FormOutcome<FormContent<S>>>
+  form<S extends AnySchema | Record<string, unknown>> (key: string, message: string, schema: S, options?: FormOptions): Promise<FormOutcome<FormContent<S>>>
   /** Asks the person to open `url` (2025-11-25 sessions and the 2026-07-28 revision only). */
   url (key: string, message: string, url: string): Promise<UrlOutcome>
 }

@@ -18,6 +18,7 @@ import { INTERNAL_ERROR } from '../../spec/jsonrpc.js'
 import { hasInputFeature } from '../../spec/eras.js'
 import { describe, isObject } from '../../values.js'
 import { explain } from '../../define/messages.js'
+import { checkStandard, jsonSchemaOf, schemaKind, standardOf, type StandardProps } from '../../define/schemas.js'
 import type {
   Elicit, FormContent, FormOptions, FormOutcome, InputContext, RootsOutcome, SampleOutcome, SamplingParams, Unsupported, UrlOutcome
 } from '../../define/input.js'
@@ -60,15 +61,42 @@ function checkKey (key: unknown): asserts key is string {
   }
 }
 
-/** The form schema as plain JSON (TypeBox's symbol keys dropped), checked to be an object schema. */
-function formSchema (schema: unknown): { schema: Record<string, unknown>, text: string } {
+interface Form {
+  readonly schema: Record<string, unknown>
+  readonly text: string
+  /** A Standard Schema's library, which checks the answer after ajv (and may transform it). */
+  readonly standard: StandardProps | undefined
+}
+
+/** The forms of Standard Schemas, exported once per schema object (a handler's module-level schema). */
+const exportedForms = new WeakMap<object, Form>()
+
+/**
+ * The form schema as plain JSON (TypeBox's symbol keys dropped; a Standard Schema's JSON Schema
+ * export), checked to be an object schema.
+ */
+function formSchema (schema: unknown): Form {
+  if (schemaKind(schema) === 'standard') {
+    let form = exportedForms.get(schema as object)
+    if (form === undefined) {
+      const fail = (message: string): never => { throw new TypeError(`fastify-sake: ctx.elicit.form's schema ${message}`) }
+      const plain = jsonSchemaOf(schema, 'input', fail)
+      form = { schema: checkedForm(plain), text: JSON.stringify(plain), standard: standardOf(schema, fail) }
+      exportedForms.set(schema as object, form)
+    }
+    return form
+  }
   if (!isObject(schema)) throw new TypeError(`fastify-sake: ctx.elicit.form needs an object schema, got ${describe(schema)}`)
   const text = JSON.stringify(schema)
   const plain = Kind in schema ? JSON.parse(text) as Record<string, unknown> : schema
+  return { schema: checkedForm(plain), text, standard: undefined }
+}
+
+function checkedForm (plain: Record<string, unknown>): Record<string, unknown> {
   if (plain.type !== 'object' || !isObject(plain.properties)) {
     throw new TypeError('fastify-sake: ctx.elicit.form needs an object schema with properties (type: "object"), e.g. Type.Object({ name: Type.String() })')
   }
-  return { schema: plain, text }
+  return plain
 }
 
 /** A handler's own completions, for a form that offers them (`context.ts` makes it). */
@@ -164,7 +192,7 @@ export class ClientInput implements InputContext {
   }
 
   /** Asks, then reads the answer with `read`; `unsupported` when there is nothing to ask on. */
-  private ask<T> (key: string, request: InputRequest, read: (answer: unknown) => T): Promise<T | Unsupported> {
+  private ask<T> (key: string, request: InputRequest, read: (answer: unknown) => T | Promise<T>): Promise<T | Unsupported> {
     const answer = this.asker!.ask(key, request)
     if (answer instanceof Unanswered) return answer as unknown as Promise<T>
     return answer.then((value) => value === undefined ? UNSUPPORTED : read(value))
@@ -173,26 +201,31 @@ export class ClientInput implements InputContext {
   private form<S> (key: string, message: string, schema: S, options: FormOptions | undefined): Promise<FormOutcome<FormContent<S>>> | Unsupported {
     checkKey(key)
     if (typeof message !== 'string') throw new TypeError(`fastify-sake: ctx.elicit.form('${key}') needs a message string`)
-    const { schema: requestedSchema, text } = formSchema(schema)
+    const { schema: requestedSchema, text, standard } = formSchema(schema)
     const offer = offered(key, requestedSchema, options, this.offers)
     const validate = this.validators.get(requestedSchema, text)
     if (this.asker === undefined || !supportsForm(this.call)) return UNSUPPORTED
-    if (offer === undefined || offer.names.length === 0) return this.askForm(key, message, requestedSchema, validate)
+    if (offer === undefined || offer.names.length === 0) return this.askForm(key, message, requestedSchema, validate, standard)
     // the values are asked for only now, when the form will be sent; the question goes once they are in
     return withChoices(requestedSchema, offer.names, offer.offers).then((choices) => {
       const text = JSON.stringify(choices)
-      return this.askForm(key, message, choices, this.validators.get(choices, text))
+      return this.askForm(key, message, choices, this.validators.get(choices, text), standard)
     })
   }
 
-  private askForm<S> (key: string, message: string, requestedSchema: Record<string, unknown>, validate: ValidateFunction): Promise<FormOutcome<FormContent<S>>> {
+  private askForm<S> (key: string, message: string, requestedSchema: Record<string, unknown>, validate: ValidateFunction, standard: StandardProps | undefined): Promise<FormOutcome<FormContent<S>>> {
     const params: Record<string, unknown> = hasMode(this.call) ? { mode: 'form', message, requestedSchema } : { message, requestedSchema }
-    return this.ask(key, { method: 'elicitation/create', params }, (answer): FormOutcome<FormContent<S>> => {
+    return this.ask(key, { method: 'elicitation/create', params }, (answer): FormOutcome<FormContent<S>> | Promise<FormOutcome<FormContent<S>>> => {
       const outcome = this.elicitResult(key, answer)
       if (outcome.action !== 'accept') return outcome
       if (!isObject(outcome.content)) this.asker!.invalid(key, 'elicitation/create', 'an accepted form must carry "content", an object')
       if (!validate(outcome.content)) this.asker!.invalid(key, 'elicitation/create', `its content does not match the requested schema: ${explain(validate.errors, 'property')}`)
-      return { action: 'accept', content: outcome.content as FormContent<S> }
+      if (standard === undefined) return { action: 'accept', content: outcome.content as FormContent<S> }
+      // the schema's own library has the last word, and its output (a transform's) is the content
+      return Promise.resolve(checkStandard({ whole: standard, props: [] }, outcome.content, 'property')).then((checked) => {
+        if (checked.problems !== undefined) return this.asker!.invalid(key, 'elicitation/create', `its content does not match the requested schema: ${checked.problems}`)
+        return { action: 'accept' as const, content: checked.value as FormContent<S> }
+      })
     })
   }
 

@@ -11,6 +11,8 @@ import { createClient, type InputRequest } from '../../../lib/client/index.js'
 import { build } from '../../helpers/app.js'
 import { ALL_CAPABILITIES as ALL, modernMeta, modernPost, send } from '../../helpers/requests.js'
 import { captureLog } from '../../helpers/logs.js'
+import Type1 from 'typebox'
+import * as z from 'zod'
 
 const KEY = Buffer.alloc(32, 7).toString('base64')
 const log = captureLog()
@@ -208,4 +210,49 @@ t.test('misuses of the option are the handler author\'s bug: a tool error, the T
   const fixed = (await send(other, modernPost({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'config://fixed', _meta: meta } }, { 'mcp-name': 'config://fixed' }))).body
   t.equal(fixed.error.code, -32603)
   t.match(local.errors().at(-1)?.err, { message: /resource 'config:\/\/fixed' has no complete\(\) for 'a'$/ }, 'a fixed resource has no variables')
+})
+
+t.test('a form of a Standard Schema (Zod) or TypeBox 1.x: its JSON Schema is asked, its library checks the answer (issue 41)', async (t) => {
+  const zapp = await build()
+  t.teardown(() => zapp.close())
+  const form = z.object({ name: z.string().min(2).refine((name) => name !== 'Bob', 'anyone but Bob'), age: z.string().transform(Number) })
+  zapp.registerTool({
+    name: 'ask',
+    async execute (_args, ctx) {
+      const answer = await ctx.elicit.form('who', 'Who?', form)
+      if (answer.action !== 'accept') return answer.action
+      const typed: { name: string, age: number } = answer.content
+      return { name: typed.name, age: typed.age }
+    }
+  })
+  zapp.registerTool({
+    name: 'ask_tb1',
+    async execute (_args, ctx) {
+      const answer = await ctx.elicit.form('who', 'Who?', Type1.Object({ name: Type1.String() }))
+      return answer.action === 'accept' ? answer.content.name : answer.action
+    }
+  })
+  zapp.registerTool({ name: 'ask_number', execute: async (_args, ctx) => (await ctx.elicit.form('n', 'N?', z.number() as never)).action })
+  zapp.registerTool({ name: 'ask_date', execute: async (_args, ctx) => (await ctx.elicit.form('d', 'D?', z.object({ when: z.date() }))).action })
+  for (const era of ['modern', 'legacy'] as const) {
+    let asked: InputRequest | undefined
+    const good = createClient({ app: zapp, era, onInput: (request) => { asked = request; return { action: 'accept', content: { name: 'Ada', age: '36' } } } })
+    t.same((await good.callTool('ask', {})).structuredContent, { name: 'Ada', age: 36 }, `${era}: the transform's output is the content`)
+    t.same((asked!.params as any).requestedSchema.properties, { name: { type: 'string', minLength: 2 }, age: { type: 'string' } }, `${era}: the library's JSON Schema is asked`)
+    t.same((await good.callTool('ask_tb1', {})).content, [{ type: 'text', text: 'Ada' }], `${era}: TypeBox 1.x`)
+    await good.close()
+    const bad = createClient({ app: zapp, era, onInput: () => ({ action: 'accept', content: { name: 'Bob', age: '1' } }) })
+    // as ajv's refusal is: 2026-07-28 refuses the retry (-32602), a 2025 session's call fails with it
+    const mismatch = /its content does not match the requested schema: property 'name': anyone but Bob/
+    if (era === 'modern') {
+      await t.rejects(bad.callTool('ask', {}), { code: -32602, message: mismatch }, `${era}: an answer the library refuses never reaches the tool`)
+    } else {
+      const refused = await bad.callTool('ask', {})
+      t.equal(refused.isError, true, `${era}: an answer the library refuses never reaches the tool`)
+      t.match((refused.content as Array<{ text: string }>)[0]!.text, mismatch)
+    }
+    t.match((await bad.callTool('ask_number', {})).content, [{ text: /Tool 'ask_number' failed/ }], `${era}: a form that is no object is the author's bug`)
+    t.match((await bad.callTool('ask_date', {})).content, [{ text: /Tool 'ask_date' failed/ }], `${era}: a form that cannot be exported too`)
+    await bad.close()
+  }
 })
