@@ -8,6 +8,7 @@ import type { RouteOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { SakeRouteToolError } from '../../errors.js'
 import { isObject, isTypeBox, kind } from '../../values.js'
+import { jsonSchemaOf, schemaKind } from '../../define/schemas.js'
 import type { ToolAnnotations } from '../../define/tool.js'
 import type { Authentication, ScopeRequirement } from '../../define/access.js'
 import type { Icon } from '../../define/content.js'
@@ -58,7 +59,7 @@ export function fail (route: RouteOptions, message: string): never {
 /** The object schema of one part, or undefined; refuses what cannot become tool arguments. */
 function partSchema (route: RouteOptions, part: Part, raw: unknown): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined
-  let schema = raw
+  let schema = exported(route, `its ${part} schema`, raw, 'input')
   if (part === 'body' && isObject(schema) && isObject(schema.content)) {
     // Fastify's per-content-type bodies: only a JSON one can be tool arguments
     const types = Object.keys(schema.content)
@@ -66,7 +67,7 @@ function partSchema (route: RouteOptions, part: Part, raw: unknown): Record<stri
     if (types.length !== 1 || !isObject(json) || json.schema === undefined) {
       fail(route, `its body schema is per content type (${types.join(', ')}); an MCP call sends JSON arguments, so give the route one application/json body schema (a multipart or other body cannot be a tool)`)
     }
-    schema = json.schema
+    schema = exported(route, `its ${part} schema`, json.schema, 'input')
   }
   if (!isObject(schema)) fail(route, `its ${part} schema must be a JSON Schema object, got ${kind(schema)}`)
   if (schema.type !== 'object' || '$ref' in schema || 'oneOf' in schema || 'anyOf' in schema || 'allOf' in schema) {
@@ -74,6 +75,15 @@ function partSchema (route: RouteOptions, part: Part, raw: unknown): Record<stri
     fail(route, `its ${part} schema is ${what}; a tool's arguments are one object, merged from the params, querystring and body objects' properties: give the route an object ${part} schema with 'properties' (a route whose ${part} is not such an object cannot be a tool)`)
   }
   return schema
+}
+
+/**
+ * A route's schema as JSON Schema: a type provider's Standard Schema (fastify-type-provider-zod's
+ * Zod) through its library's export; anything else as it is (TypeBox is JSON Schema already).
+ */
+function exported (route: RouteOptions, what: string, schema: unknown, side: 'input' | 'output'): unknown {
+  if (schemaKind(schema) !== 'standard') return schema
+  return jsonSchemaOf(schema, side, (message) => fail(route, `${what} ${message}`))
 }
 
 /** The names in a path (`/users/:id` → id; `*` → '*'), which are arguments even without a params schema. */
@@ -156,14 +166,14 @@ export function outputSchemaOf (route: RouteOptions): unknown {
   const keys = Object.keys(response)
   const key = ['200', '201', '2xx'].find((code) => keys.includes(code)) ?? keys.find((code) => /^2\d\d$/.test(code))
   if (key === undefined) return undefined
-  let schema = response[key]
+  let schema = exported(route, `its ${key} response schema`, response[key], 'output')
   if (isObject(schema) && isObject(schema.content)) {
     const json = (schema.content as Record<string, unknown>)['application/json']
     if (!isObject(json) || json.schema === undefined) return undefined // a text or binary answer: no structured output
-    schema = json.schema
+    schema = exported(route, `its ${key} response schema`, json.schema, 'output')
   }
   if (!isObject(schema)) fail(route, `its ${key} response schema must be a JSON Schema object, got ${kind(schema)}`)
-  return isTypeBox(schema) ? schema : Type.Unsafe(schema)
+  return isTypeBox(schema) ? schema : Type.Unsafe(schema as Record<string, unknown>)
 }
 
 /** The hints the HTTP method implies (RFC 9110's safe and idempotent methods), under the route's own. */
