@@ -8,6 +8,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv2019 } from 'ajv/dist/2019.js'
 import { Ajv, type ValidateFunction, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
+import { isObject } from '../values.js'
+import { SCHEMA_MAPS, SCHEMA_VALUES } from './header-params.js'
 
 /* c8 ignore next */ // ajv logs only for $comment (off) and for generated code that fails, whose error it throws itself
 const quiet = (): void => {}
@@ -81,11 +83,57 @@ function dialectOf (uri: unknown): Dialect {
 }
 
 /**
- * Compiles a schema with the dialect its `$schema` names (2020-12 by default). Throws an Error
- * saying why when the schema does not compile.
+ * Validators by schema text (and dialect): tools share argument shapes (`{ id: string }` on a
+ * thousand tools), and compiling each again was two thirds of registering one (issue 41). A
+ * validator holds no state of its own between calls (`errors` is set by each), so one serves all.
+ * Bounded, oldest out, for catalogs that change at run time.
+ */
+const compiled = new Map<string, ValidateFunction>()
+const MAX_COMPILED = 4096
+
+/**
+ * Compiles a schema with the dialect its `$schema` names (2020-12 by default), once per distinct
+ * schema text. Throws an Error saying why when the schema does not compile.
  */
 export function compile (schema: Record<string, unknown>): ValidateFunction {
   const dialect = dialectOf(schema.$schema)
+  const checked = withoutAnnotations(schema) as Record<string, unknown>
+  const key = dialect.uri + '\n' + JSON.stringify(checked)
+  let validate = compiled.get(key)
+  if (validate === undefined) {
+    validate = compileNew(checked, dialect)
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!)
+    compiled.set(key, validate)
+  }
+  return validate
+}
+
+/** Keywords that say what a value means, never whether it is valid: tools' schemas differ mostly in these. */
+const ANNOTATIONS = new Set(['title', 'description', 'examples', '$comment', 'deprecated', 'x-mcp-header', 'header'])
+
+/**
+ * The schema without its annotations, in every subschema (not under `properties`' names, nor in
+ * `default`, `const` or `enum` values): what a validator depends on, so that a thousand tools whose
+ * arguments differ only in their descriptions share one.
+ */
+function withoutAnnotations (node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutAnnotations)
+  if (!isObject(node)) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (ANNOTATIONS.has(key)) continue
+    if (SCHEMA_MAPS.has(key) && isObject(value)) {
+      const map: Record<string, unknown> = {}
+      for (const [name, sub] of Object.entries(value)) map[name] = withoutAnnotations(sub)
+      out[key] = map
+    } else {
+      out[key] = SCHEMA_VALUES.has(key) ? withoutAnnotations(value) : value
+    }
+  }
+  return out
+}
+
+function compileNew (schema: Record<string, unknown>, dialect: Dialect): ValidateFunction {
   const ajv = instance(dialect)
   const copy = schema.$schema === undefined ? schema : { ...schema, $schema: dialect.uri }
   // ajv keeps a root $id registered on the shared instance and would refuse the same schema the

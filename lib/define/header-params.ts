@@ -48,8 +48,9 @@ function where (path: string[]): string {
 // Keywords whose value is a map of names to schemas (the names are not keywords), and keywords
 // whose value is a schema or a list of schemas. Any other keyword is copied as it is: its value is
 // data (const, enum, default, examples) or belongs to a keyword we do not know, and may be anything.
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'])
-const SCHEMA_VALUES = new Set([
+/** Keywords whose value is a map of subschemas, and those whose value is a subschema or a list of them. */
+export const SCHEMA_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'])
+export const SCHEMA_VALUES: ReadonlySet<string> = new Set([
   'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'contains', 'additionalProperties',
   'unevaluatedProperties', 'propertyNames', 'contentSchema', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf'
 ])

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { compileTool, type ToolDefinition } from '../../lib/define/tool.js'
+import { compile } from '../../lib/define/ajv.js'
 
 const execute = (): string => 'ok'
 
@@ -94,4 +95,27 @@ t.test('a recursive TypeBox schema, twice', async (t) => {
   const input = Type.Object({ tree: node })
   t.ok(compiled(input, 'a').validate({ tree: { id: 'r', children: [{ id: 'c', children: [] }] } }))
   t.notOk(compiled(input, 'b').validate({ tree: { id: 'r', children: [{ id: 1, children: [] }] } }))
+})
+
+t.test('compiled once per distinct schema text and dialect, shared across tools; bounded, oldest out (issue 41)', async (t) => {
+  const shape = { type: 'object', properties: { id: { type: 'string' } } }
+  const first = compile({ ...shape })
+  t.equal(compile(JSON.parse(JSON.stringify(shape))), first, 'the same text: the same validator')
+  t.not(compile({ ...shape, $schema: 'http://json-schema.org/draft-07/schema#' }), first, 'another dialect: another validator')
+  t.not(compile({ type: 'object', properties: { id: { type: 'number' } } }), first)
+  const a = compileTool({ name: 'a', args: { id: Type.String() }, execute: () => '' })
+  const b = compileTool({ name: 'b', args: { id: Type.String() }, execute: () => '' })
+  t.equal(a.validate, b.validate, 'two tools with the same arguments share one')
+  const described = compileTool({ name: 'c', args: { id: Type.String({ description: 'The id of c', title: 'Id', examples: ['x'] }) }, execute: () => '' })
+  t.equal(described.validate, a.validate, 'annotations (description, title, examples) do not make another')
+  t.same((described.wire.modern.inputSchema as any).properties.id, { description: 'The id of c', title: 'Id', examples: ['x'], type: 'string' }, 'and stay on the wire')
+  const named = compileTool({ name: 'd', args: { description: Type.String({ default: 'x' }) }, execute: () => '' })
+  const args: Record<string, unknown> = {}
+  t.ok(named.validate(args))
+  t.same(args, { description: 'x' }, "an argument named 'description' and its default are kept")
+  t.not(compileTool({ name: 'e', args: { id: Type.String({ minLength: 2 }) }, execute: () => '' }).validate, a.validate, 'a rule does make another')
+  t.notOk(a.validate({ id: 1 }))
+  t.match(a.validate.errors, [{ instancePath: '/id', keyword: 'type' }], 'errors are those of the last call, read right after it')
+  for (let n = 0; n < 4096; n++) compile({ type: 'object', properties: { [`p${n}`]: { type: 'string' } } })
+  t.not(compile({ ...shape }), first, 'after 4,096 others, the first was let go and is compiled again')
 })
