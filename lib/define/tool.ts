@@ -261,8 +261,8 @@ function standardAt (name: unknown, what: string, value: unknown): StandardProps
 }
 
 /**
- * The object schema of a map of schemas (`args`, an `output` by property): TypeBox 0.34's own
- * `Type.Object` when they are all its schemas (as before), else built here from each one's JSON.
+ * The object schema of a map of schemas (`args`, an `output` by property): what TypeBox 0.34's
+ * `Type.Object` would make when they are all its schemas (as before), else built from each one's JSON.
  * `closed`: unknown properties refused (arguments; a misspelt optional one is reported, not ignored).
  */
 function objectOf (name: unknown, noun: string, map: Record<string, unknown>, side: 'input' | 'output', closed: boolean): Compiled {
@@ -275,7 +275,13 @@ function objectOf (name: unknown, noun: string, map: Record<string, unknown>, si
     return found
   })
   if (kinds.every((found) => found === 'typebox')) {
-    const wire = plain(name, `'${side === 'input' ? 'args' : 'output'}'`, Type.Object(map as TProperties, options))
+    // what Type.Object would make, without its deep clone of every property: one JSON copy of the
+    // map (TypeBox's symbols left behind), `required` from the Optional marks
+    const properties = plain(name, `'${side === 'input' ? 'args' : 'output'}'`, map)
+    const required = Object.keys(map).filter((key) => !isOptional(map[key]))
+    const wire: Record<string, unknown> = { ...options, type: 'object' }
+    if (required.length > 0) wire.required = required
+    wire.properties = properties
     return { wire, checked: wire, standard: undefined }
   }
   const properties: Record<string, unknown> = {}
