@@ -179,7 +179,7 @@ t.test('sessions: what one session stores is bounded too: an initialize of a meg
   t.equal(small.status, 200, "a real client's capabilities are well within it")
 })
 
-t.test('tasks, 2026-07-28: 10,000 from one caller: 100 kept, the rest 429; another caller\'s task still answers', async (t) => {
+t.test('tasks, 2026-07-28: 3,000 from one caller: 100 kept, the rest 429; another caller\'s task still answers', async (t) => {
   const served = await serve(t)
   const victim = fromAddress('198.51.100.7')
   const created = await post(served.url, victim, modernCall('long', { extensions: TASKS }), modernHeaders('long'))
@@ -188,8 +188,10 @@ t.test('tasks, 2026-07-28: 10,000 from one caller: 100 kept, the rest 429; anoth
 
   const attacker = fromAddress('203.0.113.66')
   let refusal: Answer | undefined
-  const counts = await flood(10_000, 50, async () => await post(served.url, attacker, modernCall('long', { extensions: TASKS }), modernHeaders('long')), (answer) => { if (answer.status === 429) refusal ??= answer })
-  t.same(counts, { 200: 100, 429: 9900 })
+  // 30 times the bound: the sessions flood above is the 10,000 of the issue; this one need not
+  // double the file's time (the whole file took 144 s of a 120 s limit on a loaded 2-core machine)
+  const counts = await flood(3_000, 50, async () => await post(served.url, attacker, modernCall('long', { extensions: TASKS }), modernHeaders('long')), (answer) => { if (answer.status === 429) refusal ??= answer })
+  t.same(counts, { 200: 100, 429: 2900 })
   refusedAs(t, refusal!, { status: 429, option: 'tasks.maxPerCaller', max: 100, retryAfter: '30' })
 
   const meta = (modernCall('x', { extensions: TASKS }).params as { _meta: unknown })._meta
