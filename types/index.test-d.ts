@@ -502,6 +502,51 @@ expectType<number>()(refusal.status)
   })
 }
 
+// ---- a definition's config, typed by declaration merging (McpConfig): what request.mcp.config reads
+declare module 'fastify-sake' {
+  interface McpConfig {
+    callsPerMinute?: number
+    rateLimit?: { max: number, timeWindow: string }
+  }
+}
+{
+  app.registerTool({ name: 'report', config: { callsPerMinute: 2, rateLimit: { max: 2, timeWindow: '1 minute' } }, execute: () => 'x' })
+  app.registerPrompt({ name: 'limited_prompt', config: { callsPerMinute: 2 }, get: () => 'x' })
+  app.registerResource({ uri: 'config://limited', name: 'limited', config: { callsPerMinute: 2 }, read: () => 'x' })
+  app.registerResource({ uriTemplate: 'limited://{id}', name: 'limited', config: { callsPerMinute: 2 }, read: (_uri, { id }) => id })
+  app.registerTool(defineTool({ name: 'defined_report', config: { callsPerMinute: 2 }, execute: () => 'x' }))
+  app.get('/limited', { config: { mcp: { name: 'limited_route', config: { callsPerMinute: 2 } } } }, async () => ({}))
+  // keys nobody declared are still accepted, and read as unknown
+  app.registerTool({ name: 'costly', config: { cost: 2 }, execute: () => 'x' })
+  // @ts-expect-error a declared key takes its declared type
+  app.registerTool({ name: 'bad_limit', config: { callsPerMinute: '2' }, execute: () => 'x' })
+  // @ts-expect-error rateLimit is { max, timeWindow }
+  app.registerTool({ name: 'bad_limit', config: { rateLimit: { max: 2 } }, execute: () => 'x' })
+  // @ts-expect-error the same on a prompt
+  app.registerPrompt({ name: 'bad_limit', config: { callsPerMinute: '2' }, get: () => 'x' })
+  // @ts-expect-error on a resource
+  app.registerResource({ uri: 'config://bad', name: 'bad', config: { callsPerMinute: '2' }, read: () => 'x' })
+  // @ts-expect-error on a defined tool
+  defineTool({ name: 'bad_limit', config: { callsPerMinute: '2' }, execute: () => 'x' })
+  const routeConfig: import('fastify').FastifyContextConfig = {
+    // @ts-expect-error on a route tool's config.mcp.config
+    mcp: { name: 'bad_limit', config: { callsPerMinute: '2' } }
+  }
+  void routeConfig
+  // @ts-expect-error config is an object
+  app.registerTool({ name: 'bad_config', config: 2, execute: () => 'x' })
+  // what the host's hooks read: the per-tool rate limit of docs/fastify.md compiles as written
+  app.addHook('preHandler', async (request) => {
+    const config = request.mcp?.config
+    expectType<Readonly<import('fastify-sake').McpConfig> | undefined>()(config)
+    expectType<number | undefined>()(config?.callsPerMinute)
+    expectType<{ max: number, timeWindow: string } | undefined>()(config?.rateLimit)
+    expectType<unknown>()(config?.cost)
+    const max: number = request.mcp?.config?.callsPerMinute ?? 1000
+    void max
+  })
+}
+
 // ---- tasks: the tool option, and the store contract a user may implement
 {
   app.registerTool({ name: 'as_task', task: 'optional', args: { n: Type.Number() }, execute: ({ n }) => n * 2 })

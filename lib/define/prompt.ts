@@ -12,6 +12,7 @@ import { isOptional, jsonSchemaOf, schemaKind, standardOf, type MapOutput, type 
 import { compile } from './ajv.js'
 import { isContent, type ContentBlock, type Icon } from './content.js'
 import { checkCommonFields, checkKnownKeys } from './common-fields.js'
+import type { McpConfig } from './config.js'
 import type { CompletionReturn } from './resource.js'
 import type { CompletionContext, RequestContext } from './context.js'
 import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
@@ -49,8 +50,8 @@ interface PromptBase {
   ttl?: number
   /** With `auth` on: the scope (or every one of several) a token must grant to get it. */
   scope?: ScopeRequirement
-  /** Your own settings, as a route's `config`: the host's hooks read it on `request.mcp.config`. Never sent. */
-  config?: Record<string, unknown>
+  /** Your own settings, as a route's `config`: the host's hooks read it on `request.mcp.config`. Never sent. Type its keys by augmenting `McpConfig`. */
+  config?: McpConfig
 }
 
 /** A prompt whose arguments are declared in `args`; `get` gets them typed. */
@@ -84,7 +85,7 @@ export interface CompiledPrompt {
   /** What it demands of the caller (`scope`); undefined: nothing. */
   readonly access: Requirement | undefined
   /** The definition's `config`, as given. */
-  readonly config: Readonly<Record<string, unknown>> | undefined
+  readonly config: Readonly<McpConfig> | undefined
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -170,7 +171,7 @@ export function compilePrompt (def: PromptDefinition, scopes: ReadonlyMap<string
     standard: standard.length === 0 ? undefined : { whole: undefined, props: standard },
     ttl: raw.ttl as number | undefined,
     access: requirementOf(raw, scopes, (message) => fail(name, message)),
-    config: raw.config as Record<string, unknown> | undefined
+    config: raw.config as McpConfig | undefined
   })
 }
 

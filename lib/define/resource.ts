@@ -7,6 +7,7 @@ import { SakeResourceDefinitionError } from '../errors.js'
 import type { Era } from '../spec/eras.js'
 import { deepFreeze, isObject, kind, plain } from '../values.js'
 import type { Icon } from './content.js'
+import type { McpConfig } from './config.js'
 import { checkCommonFields, checkKnownKeys } from './common-fields.js'
 import type { CompletionContext, RequestContext } from './context.js'
 import { parseUriTemplate, type UriTemplate } from './uri-template.js'
@@ -49,8 +50,8 @@ interface ResourceBase {
   meta?: Record<string, unknown>
   /** With `auth` on: the scope (or every one of several) a token must grant to read it. */
   scope?: ScopeRequirement
-  /** Your own settings, as a route's `config`: the host's hooks read it on `request.mcp.config`. Never sent. */
-  config?: Record<string, unknown>
+  /** Your own settings, as a route's `config`: the host's hooks read it on `request.mcp.config`. Never sent. Type its keys by augmenting `McpConfig`. */
+  config?: McpConfig
   /**
    * `cacheScope` of its 2026-07-28 `resources/read` results: `'public'` (any cache may share them)
    * or `'private'` (one caller's). Default: `'public'`, `'private'` with `auth` on; a `ui://`
@@ -109,7 +110,7 @@ export interface CompiledResource {
   /** What it demands of the caller (`scope`); undefined: nothing. */
   readonly access: Requirement | undefined
   /** The definition's `config`, as given. */
-  readonly config: Readonly<Record<string, unknown>> | undefined
+  readonly config: Readonly<McpConfig> | undefined
   /** The `cacheScope` it asks for; undefined: the default (public, private with auth on). */
   readonly cacheScope: 'public' | 'private' | undefined
   /**
@@ -230,7 +231,7 @@ export function compileResource (def: ResourceDefinition, scopes: ReadonlyMap<st
     // an app's HTML changes with a deploy, not with the data: a long default (SEP-2549's advice)
     ttl: (raw.ttl as number | undefined) ?? (ui === undefined ? undefined : UI_TTL),
     access,
-    config: raw.config as Record<string, unknown> | undefined,
+    config: raw.config as McpConfig | undefined,
     // an app is the same for everyone, so public; unless it needs a scope, which a shared cache cannot check
     cacheScope: (raw.cacheScope as 'public' | 'private' | undefined) ?? (ui === undefined || access !== undefined ? undefined : 'public'),
     ui,

@@ -14,6 +14,7 @@ import {
 import { compile } from './ajv.js'
 import { extractHeaders, type HeaderParam } from './header-params.js'
 import type { Icon } from './content.js'
+import type { McpConfig } from './config.js'
 import { checkCommonFields, checkKnownKeys } from './common-fields.js'
 import type { ToolErrorResult, WithMeta, WithText } from './result.js'
 import type { CompletionContext, ToolContext } from './context.js'
@@ -83,8 +84,11 @@ interface ToolBase<O> {
    * app calls (a refresh button), which a client without MCP Apps does not see and cannot call.
    */
   visibility?: readonly Visibility[]
-  /** Your own settings for the tool, as a route's `config`: the host's hooks read it on `request.mcp.config` (a rate limit, a cost). Never sent. */
-  config?: Record<string, unknown>
+  /**
+   * Your own settings for the tool, as a route's `config`: the host's hooks read it on
+   * `request.mcp.config` (a rate limit, a cost). Never sent. Type its keys by augmenting `McpConfig`.
+   */
+  config?: McpConfig
 }
 
 /**
@@ -191,7 +195,7 @@ export interface CompiledTool {
   /** What it demands of the caller (`scope`, `authentication`); undefined: nothing. */
   readonly access: Requirement | undefined
   /** The definition's `config`, as given. */
-  readonly config: Readonly<Record<string, unknown>> | undefined
+  readonly config: Readonly<McpConfig> | undefined
   /** The `task` option, `true` read as `'optional'`; undefined for a tool that never runs as a task. */
   readonly task: TaskSupport | undefined
   /**

@@ -12,6 +12,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Era } from '../spec/eras.js'
 import type { Registry } from '../define/registry.js'
+import type { McpConfig } from '../define/config.js'
 import { classify, classifyHeaders, type Inbound } from '../protocol/inbound.js'
 import type { Target } from '../protocol/target.js'
 import { carriedBy, decodeHeaderValue, headerValue, valueAt, type Carried } from './headers.js'
@@ -40,8 +41,8 @@ export interface McpRequestInfo {
   readonly prompt: Readonly<Record<string, unknown>> | undefined
   /** The resource or resource template as listed (`resources/read`, `resources/subscribe`, a completion), when it exists. */
   readonly resource: Readonly<Record<string, unknown>> | undefined
-  /** The target definition's own `config`, when it has one. */
-  readonly config: Readonly<Record<string, unknown>> | undefined
+  /** The target definition's own `config`, when it has one: typed by what the application declares in `McpConfig`. */
+  readonly config: Readonly<McpConfig> | undefined
 }
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})

@@ -2,7 +2,10 @@
 // CHANGELOG.md and docs/*.md leads to a file of the repository, and its #anchor to a heading of that
 // file; a link to this repository on GitHub (where what the package does not ship is linked) names a
 // file or folder that exists, and its anchor a heading; every page of docs/ is linked from the
-// README. That npm ships what these documents link is test/e2e/packaging.test.ts's concern.
+// README. The contributors' pages (architecture, development, conformance) stay out of the package
+// (`!docs/...` in package.json's `files`): a document the package ships links them on GitHub only,
+// never relatively, which would be a dead link in node_modules. That npm ships what these documents
+// link is test/e2e/packaging.test.ts's concern.
 import t from 'tap'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
@@ -15,6 +18,9 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const REPOSITORY = 'https://github.com/fastify-sake/fastify-sake'
 const pages = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`).sort()
 const documents = ['README.md', 'CHANGELOG.md', ...pages]
+/** The pages package.json's `files` leaves out of the package (its `!docs/<page>.md` entries). */
+const unpacked = (pkg.files as string[]).filter((entry) => entry.startsWith('!')).map((entry) => entry.slice(1)).sort()
+const packed = documents.filter((path) => !unpacked.includes(path))
 
 /** The anchors of a markdown file of the repository (by path from the root), read once. */
 const anchors = new Map<string, Set<string>>()
@@ -97,9 +103,30 @@ t.test('the check finds what is broken', async (t) => {
   ])
 })
 
-t.test('every page of docs/ is linked from the README, and package.json names the repository the links point into', async (t) => {
+/** Every relative link of `text` (the document at `path`) that leads to one of `pages`, as `path:line: target`. */
+function linksTo (pages: readonly string[], path: string, text: string): string[] {
+  return markdownLinks(text)
+    .filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && target.split('#')[0] !== '')
+    .filter(({ target }) => pages.includes(relative(root, join(root, dirname(path), target.split('#')[0]!))))
+    .map(({ target, line }) => `${path}:${line}: ${target}`)
+}
+
+t.test('the contributors\' pages are left out of the package, and what it ships links them on GitHub only', async (t) => {
+  t.same(unpacked, ['docs/architecture.md', 'docs/conformance.md', 'docs/development.md'])
+  for (const path of packed) t.same(linksTo(unpacked, path, readFileSync(join(root, path), 'utf8')), [], `${path} links no unpacked page relatively`)
+  // the check finds one
+  t.same(linksTo(unpacked, 'docs/page.md', 'See [how](development.md#design) and [the code](../lib/index.ts).\n[Here](architecture.md) `[no](development.md)`'), [
+    'docs/page.md:1: development.md#design',
+    'docs/page.md:2: architecture.md'
+  ])
+})
+
+t.test('every page of docs/ is linked from the README (one left out of the package, on GitHub), and package.json names the repository the links point into', async (t) => {
   const linked = new Set(markdownLinks(readFileSync(join(root, 'README.md'), 'utf8')).map(({ target }) => target.split('#')[0]))
-  for (const page of pages) t.ok(linked.has(page), `README.md links ${page}`)
+  for (const page of pages) {
+    const link = unpacked.includes(page) ? `${REPOSITORY}/blob/main/${page}` : page
+    t.ok(linked.has(link), `README.md links ${link}`)
+  }
   t.same(pkg.repository, { type: 'git', url: `git+${REPOSITORY}.git` })
   t.equal(pkg.homepage, `${REPOSITORY}#readme`)
   t.same(pkg.bugs, { url: `${REPOSITORY}/issues` })

@@ -2,7 +2,8 @@
 // the type augmentation lands on their copy); CommonJS projects `require()` it; and the lowest
 // Fastify the peer range claims (5.0.0, installed as the fastify-lowest alias) runs it. The types
 // are checked against that Fastify too (types/lowest/tsconfig.json, in npm test). The tarball
-// carries the documentation: every document the README and docs/ link (issue 31).
+// carries the documentation: every document the README and docs/ link (issue 31), but the
+// contributors' pages, which stay in the repository (issue 41).
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -94,14 +95,18 @@ t.test('fastify-sake/client: the subpath export, built into dist, and it loads n
   t.same(named.filter((name) => !(name in pkg.dependencies)), [], 'only the package\'s own dependencies (values.ts reads TypeBox\'s Kind)')
 })
 
-t.test('the tarball ships the docs, the changelog and every document the README and docs/ link', async (t) => {
+t.test('the tarball ships the docs but the contributors\' pages, the changelog and every document what it ships links', async (t) => {
   const cwd = fileURLToPath(root)
   // --ignore-scripts: `prepare` would rebuild dist/ under the feet of the tests running beside this one
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd })
-  const shipped = new Set<string>(JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path))
-  const pages = readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)
+  const [packed] = JSON.parse(stdout)
+  const shipped = new Set<string>(packed.files.map((file: { path: string }) => file.path))
+  t.comment(`${packed.entryCount} files, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked`)
+  const contributors = ['docs/architecture.md', 'docs/conformance.md', 'docs/development.md']
+  const pages = readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`).filter((page) => !contributors.includes(page))
   t.ok(pages.length > 10)
   for (const path of ['README.md', 'CHANGELOG.md', 'LICENSE', 'package.json', 'dist/index.js', 'dist/client/index.js', ...pages]) t.ok(shipped.has(path), `ships ${path}`)
+  for (const path of contributors) t.notOk(shipped.has(path), `leaves ${path} in the repository`)
   let checked = 0
   for (const document of ['README.md', 'CHANGELOG.md', ...pages]) {
     for (const { target, line } of markdownLinks(readFileSync(new URL(document, root), 'utf8'))) {

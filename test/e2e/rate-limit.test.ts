@@ -11,6 +11,13 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import sake, { Type } from '../../lib/index.js'
 
+// the recipe's declaration: config.callsPerMinute is a number on every definition and on request.mcp.config
+declare module '../../lib/index.js' {
+  interface McpConfig {
+    callsPerMinute?: number
+  }
+}
+
 async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, limited: Array<{ status: number, body: any }> }> {
   const app = Fastify({ logger: false })
   await app.register(rateLimit, {
@@ -18,7 +25,7 @@ async function serve (t: Test): Promise<{ app: FastifyInstance, url: URL, limite
     timeWindow: 60_000,
     // per caller and per tool; everything that is not a tool call shares one generous bucket
     keyGenerator: (request: FastifyRequest) => `${request.ip}|${request.mcp?.method === 'tools/call' ? request.mcp.name ?? '' : '-'}`,
-    max: (request: FastifyRequest) => (request.mcp?.config?.callsPerMinute as number | undefined) ?? 1000
+    max: (request: FastifyRequest) => request.mcp?.config?.callsPerMinute ?? 1000
   })
   await app.register(sake, { name: 'limited', version: '1.0.0' })
   app.registerTool({ name: 'report', config: { callsPerMinute: 2 }, execute: () => 'an expensive report' })

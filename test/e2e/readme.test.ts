@@ -13,19 +13,15 @@
 // what the issue saw: a top-level await is TS1309 in a CommonJS TypeScript project and a crash in a
 // CommonJS one.
 import t, { type Test } from 'tap'
-import { execFile, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { codeBlocks } from '../helpers/markdown.js'
+import { installPacked, root, TSC_INIT_OPTIONS, tsc } from '../helpers/packed.js'
 import { legacyClient, modernClient } from '../helpers/clients.js'
 import { freePort } from '../helpers/app.js'
 
-const run = promisify(execFile)
-const root = fileURLToPath(new URL('../../', import.meta.url))
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const KINDS = ['esm', 'cjs', 'ts'] as const
 type Kind = typeof KINDS[number]
 
@@ -37,11 +33,7 @@ const runnable = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8'))
 const TS_PROJECTS = [
   { name: 'CommonJS, "module": "commonjs"', type: undefined, compilerOptions: { module: 'commonjs', target: 'es2022', strict: true, esModuleInterop: true, skipLibCheck: false } },
   { name: 'CommonJS, "module": "nodenext"', type: undefined, compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false } },
-  {
-    name: "ESM, tsc --init's options",
-    type: 'module',
-    compilerOptions: { module: 'nodenext', target: 'esnext', types: [], noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, strict: true, verbatimModuleSyntax: true, isolatedModules: true, noUncheckedSideEffectImports: true, moduleDetection: 'force', skipLibCheck: true }
-  }
+  { name: "ESM, tsc --init's options", type: 'module', compilerOptions: TSC_INIT_OPTIONS }
 ] as const
 
 // one directory for every project: its node_modules holds the packed package and, linked from the
@@ -49,18 +41,7 @@ const TS_PROJECTS = [
 const base = mkdtempSync(join(tmpdir(), 'sake-readme-'))
 t.teardown(() => rmSync(base, { recursive: true, force: true }))
 
-t.before(async () => {
-  // --ignore-scripts: `prepare` would rebuild dist/ under the feet of the tests running beside this one
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', base], { cwd: root })
-  const tarball = join(base, JSON.parse(stdout)[0].filename)
-  await run('tar', ['-xzf', tarball, '-C', base])
-  mkdirSync(join(base, 'node_modules'))
-  renameSync(join(base, 'package'), join(base, 'node_modules', 'fastify-sake'))
-  for (const name of [...Object.keys(pkg.dependencies), 'fastify', '@types/node']) {
-    mkdirSync(dirname(join(base, 'node_modules', name)), { recursive: true })
-    symlinkSync(join(root, 'node_modules', name), join(base, 'node_modules', name), 'dir')
-  }
-})
+t.before(async () => await installPacked(base))
 
 let projects = 0
 /** A fresh project below `base`: package.json (with "type" when given) and the files. */
@@ -71,17 +52,6 @@ function project (type: string | undefined, files: Record<string, string>): stri
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `quick-start-${projects}`, version: '1.0.0', main: 'index.js', ...(type === undefined ? {} : { type }), scripts: { test: 'echo "Error: no test specified" && exit 1' }, license: 'ISC' }, null, 2))
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   return dir
-}
-
-/** Compiles a project with the repository's tsc; resolves with what it printed and whether it passed. */
-async function tsc (dir: string): Promise<{ ok: boolean, output: string }> {
-  try {
-    await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { cwd: dir })
-    return { ok: true, output: '' }
-  } catch (err) {
-    const { stdout = '', stderr = '' } = err as { stdout?: string, stderr?: string }
-    return { ok: false, output: stdout + stderr }
-  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox'
 import { SakeRouteToolError } from '../../errors.js'
 import { isObject, isTypeBox, kind } from '../../values.js'
 import { jsonSchemaOf, schemaKind } from '../../define/schemas.js'
+import type { McpConfig } from '../../define/config.js'
 import type { ToolAnnotations } from '../../define/tool.js'
 import type { Authentication, ScopeRequirement } from '../../define/access.js'
 import type { Icon } from '../../define/content.js'
@@ -38,8 +39,8 @@ export interface McpRouteConfig {
    * `{ 'querystring.id': 'query_id' }`, for a name in two parts or one a model should read otherwise.
    */
   rename?: Record<string, string>
-  /** Your own settings, read by hooks on `request.mcp.config` (as a tool's `config`). */
-  config?: Record<string, unknown>
+  /** Your own settings, read by hooks on `request.mcp.config` (as a tool's `config`; its keys typed by augmenting `McpConfig`). */
+  config?: McpConfig
 }
 
 export const PARTS = ['params', 'querystring', 'body'] as const
