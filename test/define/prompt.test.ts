@@ -123,5 +123,6 @@ t.test('arguments of every library (issue 41): TypeBox 1.x, Zod, Valibot, ArkTyp
     await client.close()
   }
   t.throws(() => compilePrompt({ name: 'p', get, args: { n: z.number() } as never }), { message: "prompt 'p': argument 'n' must be a string schema (Type.String(), StringEnum([...]), z.string(), or an optional one): prompt arguments are strings, got type \"number\"" })
+  t.throws(() => compilePrompt({ name: 'p', get, args: { n: 'text' } as never }), { message: /prompt arguments are strings, got string$/ })
   t.throws(() => compilePrompt({ name: 'p', get, args: { n: v.string() } as never }), { message: /^prompt 'p': argument 'n' is a Standard Schema \(valibot\) that does not export JSON Schema/ })
 })

@@ -65,7 +65,10 @@ t.test('isOptional: TypeBox Optional in both versions, a Standard Schema that ta
   t.equal(isOptional(toStandardJsonSchema(v.optional(v.string()))), true)
   t.equal(isOptional(type('string | undefined')), true)
   t.equal(isOptional(type('string')), false)
-  t.equal(isOptional(z.string().refine(async () => true)), false, 'an async answer counts as required')
+  const later = { '~standard': { version: 1, vendor: 'x', validate: async () => ({ value: undefined }) } }
+  t.equal(isOptional(later), false, 'an async answer counts as required')
+  const refusing = { '~standard': { version: 1, vendor: 'x', validate: async () => { throw new Error('no') } } }
+  t.equal(isOptional(refusing), false, 'and its failure is swallowed, not unhandled')
   const throwing = { '~standard': { version: 1, vendor: 'x', validate: () => { throw new Error('no') } } }
   t.equal(isOptional(throwing), false, 'a library that throws: required')
   t.equal(isOptional({ type: 'string' }), false)

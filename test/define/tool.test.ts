@@ -605,6 +605,11 @@ t.test('schemas of every library: TypeBox 0.34 and 1.x, Zod 4, Valibot, ArkType 
     app.registerTool({ name: 'throws', output: { n: z.number().refine(() => { throw new Error('library bug') }) }, execute: () => ({ n: 1 }) })
     app.registerTool({ name: 'throws_in', args: { n: z.number().refine(() => { throw new Error('library bug') }) }, execute: () => 'never' })
     app.registerTool({ name: 'error_result', output: { n: z.number() }, execute: () => toolError('refused') })
+    // a library whose validate throws at once (a bug of its own), and an output map ajv refuses first
+    const sync = { '~standard': { version: 1, vendor: 'x', validate: () => { throw new Error('sync bug') }, jsonSchema: { input: () => ({ type: 'number' }), output: () => ({ type: 'number' }) } } }
+    app.registerTool({ name: 'throws_now', output: { n: sync as never }, execute: () => ({ n: 1 }) })
+    app.registerTool({ name: 'mixed_out', output: { n: z.number(), label: Type.String() }, execute: ({ ok }: { ok?: boolean }) => ok === true ? { n: 1, label: 'x' } : { n: 1, label: 3 } } as never)
+    app.registerTool({ name: 'with_app', output: z.object({ n: z.number() }), ui: { uri: 'ui://with-app/view.html', html: '<!doctype html><html><body>n</body></html>' }, execute: () => ({ n: 1 }) })
     const client = createClient({ app, era: 'modern' })
     t.teardown(() => client.close())
     t.same((await client.callTool('slow', { ok: true })).structuredContent, { ok: true })
@@ -612,6 +617,10 @@ t.test('schemas of every library: TypeBox 0.34 and 1.x, Zod 4, Valibot, ArkType 
     t.match((await client.callTool('throws', {})).content, [{ text: /Tool 'throws' failed/ }])
     t.match((await client.callTool('throws_in', { n: 1 })).content, [{ text: /Tool 'throws_in' failed/ }])
     t.same((await client.callTool('error_result', {})).content, [{ type: 'text', text: 'refused' }], 'a tool error is not checked against the output schema')
+    t.match((await client.callTool('throws_now', {})).content, [{ text: /Tool 'throws_now' failed/ }], 'a library that throws at once')
+    t.match((await client.callTool('mixed_out', {})).content, [{ text: /Tool 'mixed_out' failed/ }], "ajv's part of a mixed output refuses before the library is asked")
+    t.same((await client.callTool('mixed_out', { ok: true })).structuredContent, { n: 1, label: 'x' })
+    t.notOk((await client.callTool('with_app', {})).isError, 'a tool with an app and a library-checked output')
   })
 
   t.test('what cannot be served is refused at registration, naming the tool and the argument', async (t) => {
