@@ -607,8 +607,8 @@ t.test('schemas of every library: TypeBox 0.34 and 1.x, Zod 4, Valibot, ArkType 
     app.registerTool({ name: 'error_result', output: { n: z.number() }, execute: () => toolError('refused') })
     // a library whose validate throws at once (a bug of its own), and an output map ajv refuses first
     const sync = { '~standard': { version: 1, vendor: 'x', validate: () => { throw new Error('sync bug') }, jsonSchema: { input: () => ({ type: 'number' }), output: () => ({ type: 'number' }) } } }
-    app.registerTool({ name: 'throws_now', output: { n: sync as never }, execute: () => ({ n: 1 }) })
-    app.registerTool({ name: 'mixed_out', output: { n: z.number(), label: Type.String() }, execute: ({ ok }: { ok?: boolean }) => ok === true ? { n: 1, label: 'x' } : { n: 1, label: 3 } } as never)
+    app.registerTool({ name: 'throws_now', output: { n: sync }, execute: () => ({ n: 1 }) } as ToolDefinition as never)
+    app.registerTool({ name: 'mixed_out', args: { ok: Type.Optional(Type.Boolean()) }, output: { n: z.number(), label: Type.String() }, execute: ({ ok }: { ok?: boolean }) => ok === true ? { n: 1, label: 'x' } : { n: 1, label: 3 } } as never)
     app.registerTool({ name: 'with_app', output: z.object({ n: z.number() }), ui: { uri: 'ui://with-app/view.html', html: '<!doctype html><html><body>n</body></html>' }, execute: () => ({ n: 1 }) })
     const client = createClient({ app, era: 'modern' })
     t.teardown(() => client.close())
