@@ -11,8 +11,11 @@
  * Parsing costs on every POST, so the verdict of the value every MCP client sends is a constant,
  * and the verdicts of the last few other values are kept (a pure function of the string: one cache
  * for the process). A value longer than any client sends is not read: it allows nothing.
+ * `negotiator` itself (a few milliseconds to load) is loaded at the first other value: a server
+ * whose clients all send the common one, or that serves stdio alone, never loads it.
  */
-import Negotiator from 'negotiator'
+import { createRequire } from 'node:module'
+import type NegotiatorClass from 'negotiator'
 
 /** What an `Accept` value allows. */
 export interface Acceptable {
@@ -49,8 +52,11 @@ const LONGEST = 512
 const CACHED = 64
 const verdicts = new Map<string, Acceptable>()
 
+let Negotiator: typeof NegotiatorClass | undefined
+
 /** The negotiation itself, uncached. */
 export function negotiate (accept: string): Acceptable {
+  Negotiator ??= createRequire(import.meta.url)('negotiator') as typeof NegotiatorClass
   const types = new Negotiator({ headers: { accept } }).mediaTypes(OFFERED)
   return VERDICTS[(types.includes(JSON_TYPE) ? 1 : 0) + (types.includes(EVENT_STREAM_TYPE) ? 2 : 0)]!
 }

@@ -1,9 +1,9 @@
 // What an Accept value allows of JSON and an event stream (issue 41, item 7): q-values honoured
 // (q=0 refuses, the most specific range wins), wildcards, parameters, malformed values (no throw),
-// the value every MCP client sends without a parse, the bounded cache of the others, and the
-// longest value read.
+// the value every MCP client sends without a parse (nor negotiator loaded), the bounded cache of
+// the others, and the longest value read.
 import t from 'tap'
-import Negotiator from 'negotiator'
+import { createRequire } from 'node:module'
 import { acceptable, negotiate } from '../../lib/http/accept.js'
 
 const verdict = (accept: string | undefined): string => {
@@ -11,13 +11,17 @@ const verdict = (accept: string | undefined): string => {
   return json ? (eventStream ? 'both' : 'json') : (eventStream ? 'sse' : 'none')
 }
 
-t.test('the common values', async (t) => {
+const negotiatorLoaded = (): boolean => Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/negotiator/'))
+
+t.test('the common values; negotiator is loaded at the first other one', async (t) => {
   t.equal(verdict(undefined), 'both', 'absent: anything (RFC 9110)')
   t.equal(verdict('application/json, text/event-stream'), 'both', 'what MCP clients send')
+  t.equal(negotiatorLoaded(), false, 'neither loads negotiator')
+  t.equal(verdict('application/json'), 'json')
+  t.equal(negotiatorLoaded(), true, 'another value does')
   t.same(negotiate('application/json, text/event-stream'), acceptable('application/json, text/event-stream'), 'its constant verdict is what negotiation says')
   t.equal(verdict('text/event-stream, application/json'), 'both')
   t.equal(verdict('application/json,text/event-stream'), 'both')
-  t.equal(verdict('application/json'), 'json')
   t.equal(verdict('text/event-stream'), 'sse')
   t.equal(verdict('text/html'), 'none')
 })
@@ -64,14 +68,16 @@ t.test('a value over 512 characters is not read: it allows nothing', async (t) =
 })
 
 t.test('the cache: a value is negotiated once, the oldest of 64 goes first', async (t) => {
+  // a fresh copy of the module, with an empty cache; negotiator is the one it loads (the process's)
+  const { acceptable: fresh } = await t.mockImport<typeof import('../../lib/http/accept.js')>('../../lib/http/accept.js')
+  const Negotiator = createRequire(import.meta.url)('negotiator') as typeof import('negotiator')
+  const mediaTypes = Negotiator.prototype.mediaTypes
   let parses = 0
-  class Counting extends Negotiator {
-    constructor (request: { headers: Record<string, string> }) {
-      super(request)
-      parses++
-    }
+  Negotiator.prototype.mediaTypes = function (this: InstanceType<typeof Negotiator>, available) {
+    parses++
+    return mediaTypes.call(this, available)
   }
-  const { acceptable: fresh } = await t.mockImport<typeof import('../../lib/http/accept.js')>('../../lib/http/accept.js', { negotiator: Counting })
+  t.teardown(() => { Negotiator.prototype.mediaTypes = mediaTypes })
   fresh('application/json, text/event-stream')
   fresh(undefined)
   t.equal(parses, 0, 'the common value and an absent one: no parse')
