@@ -11,9 +11,9 @@ import type { Session } from '../state/session-store.js'
 import { sessionCall, type Call, type CallOutcome } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
 import type { InboundRequest } from '../protocol/inbound.js'
+import { acceptable } from './accept.js'
 import type { Endpoint } from './endpoint.js'
 import { sendJson } from './respond.js'
-import { acceptsEventStream } from './streams/sse.js'
 import { answeredWithError } from './tracing.js'
 import { HttpTransport } from './transport.js'
 
@@ -27,7 +27,7 @@ export function answersAsStream (accept: string | undefined, call: Call): boolea
   const tool = call.target
   if (tool?.kind !== 'tool') return false // an unknown tool is a plain -32602
   const meta = call.params._meta as Record<string, unknown> | undefined
-  return (tool.stream || call.logLevel !== undefined || meta?.progressToken !== undefined) && acceptsEventStream(accept)
+  return (tool.stream || call.logLevel !== undefined || meta?.progressToken !== undefined) && acceptable(accept).eventStream
 }
 
 /**
@@ -35,7 +35,7 @@ export function answersAsStream (accept: string | undefined, call: Call): boolea
  * ask its client something: a client that declared something to ask about and accepts a stream.
  */
 export function mayAsk (accept: string | undefined, call: Call): boolean {
-  if (accept === undefined || !acceptsEventStream(accept)) return false
+  if (accept === undefined || !acceptable(accept).eventStream) return false
   const caps = call.client.capabilities
   return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined
 }

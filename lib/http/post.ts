@@ -16,6 +16,7 @@ import { isModernVersion } from '../spec/eras.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 import type { CallOutcome } from '../protocol/call.js'
 import { logNames, readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
+import { acceptable } from './accept.js'
 import { authorize } from './access.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
@@ -42,11 +43,6 @@ export const kChecked = Symbol('fastify-sake.checked')
 
 type PostRequest = FastifyRequest & { [kChecked]: Checked | null, [kTraced]: Traced | null }
 
-/** `Accept` must allow JSON; an absent header accepts anything (RFC 9110). */
-function acceptsJson (accept: string | undefined): boolean {
-  return accept === undefined || accept.includes('application/json') || accept.includes('*/*') || accept.includes('application/*')
-}
-
 const notAcceptable = new ProtocolError(INVALID_REQUEST, 'Not Acceptable: the Accept header must allow application/json (MCP clients send "Accept: application/json, text/event-stream")', 406)
 const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
 
@@ -57,7 +53,8 @@ const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
  */
 function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
   const carried = carriedBy(request)
-  if (!acceptsJson(carried.accept)) throw notAcceptable
+  // `Accept` must allow JSON (`accept.ts`: q-values honoured; an absent header accepts anything)
+  if (!acceptable(carried.accept).json) throw notAcceptable
   checkCarried(carried)
   // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
   if (request.body === undefined) throw emptyBody

@@ -3,7 +3,8 @@
 // Fastify the peer range claims (5.0.0, installed as the fastify-lowest alias) runs it. The types
 // are checked against that Fastify too (types/lowest/tsconfig.json, in npm test). The tarball
 // carries the documentation: every document the README and docs/ link (issue 31), but the
-// contributors' pages, which stay in the repository (issue 41).
+// contributors' pages, which stay in the repository (issue 41). mime-db waits for the first skill,
+// negotiator for the first Accept other than MCP clients' (issue 41, item 7).
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -26,6 +27,32 @@ t.test('fastify is a peer dependency, not a dependency', async (t) => {
 t.test('require() from a CommonJS file gives the plugin, which serves a call', async (t) => {
   const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('test/fixtures/require.cjs', root))], { cwd: fileURLToPath(root) })
   t.same(JSON.parse(stdout.trim().split('\n').pop()!), { named: 'function', same: true, status: 200, result: { sum: 3 } })
+})
+
+t.test('mime-db (200 KB of JSON) is loaded by the first skill, and negotiator by the first unusual Accept, not by importing the plugin', async (t) => {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', [
+    "import { createRequire } from 'node:module'",
+    "const { default: Fastify } = await import('fastify')",
+    "const { default: sake } = await import('fastify-sake')",
+    "const loaded = (name) => Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/' + name + '/'))",
+    'const app = Fastify()',
+    "await app.register(sake, { name: 'lazy', version: '1.0.0' })",
+    "app.registerTool({ name: 't', execute: () => 'ok' })",
+    'await app.ready()',
+    "const post = (accept) => app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept }, payload: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } } })",
+    "await post('application/json, text/event-stream')",
+    "const common = loaded('negotiator')",
+    "await post('application/json')",
+    "const other = loaded('negotiator')",
+    "const before = loaded('mime-db')",
+    'const withSkill = Fastify()',
+    "await withSkill.register(sake, { name: 'skills', version: '1.0.0' })",
+    "withSkill.registerSkill({ path: 'demo', files: { 'SKILL.md': '---\\nname: demo\\ndescription: A demo\\n---\\n', 'a.py': 'print(1)' } })",
+    'await withSkill.ready()',
+    "console.log(JSON.stringify({ common, other, before, after: loaded('mime-db') }))",
+    'await app.close(); await withSkill.close()'
+  ].join('\n')], { cwd: fileURLToPath(root) })
+  t.same(JSON.parse(stdout), { common: false, other: true, before: false, after: true })
 })
 
 t.test('the lowest Fastify claimed runs the plugin in both eras', async (t) => {

@@ -100,3 +100,25 @@ t.test('the checks are route hooks: the host\'s hooks of a stage run first, and 
   t.match(forbidden.headers['www-authenticate'], /error="insufficient_scope", scope="admin"/)
   t.same(stages, ['host preValidation admin', 'route preValidation', 'host preHandler admin'], 'a forbidden call is refused in preHandler, before the handler')
 })
+
+t.test('Accept must allow JSON, q-values honoured: refused with 406 in preValidation, before the body is read as a message', async (t) => {
+  const { app, lines } = await server(t, { scopes: { admin: 'Admin' } })
+  for (const accept of ['application/json;q=0, */*', 'text/event-stream', 'text/html, application/*;q=0']) {
+    const res = await app.inject(modernRequest('tools/call', { name: 'add', arguments: {} }, { accept }))
+    t.equal(res.statusCode, 406, `Accept: ${accept}`)
+    t.same(JSON.parse(res.body).error, { code: -32600, message: 'Not Acceptable: the Accept header must allow application/json (MCP clients send "Accept: application/json, text/event-stream")' })
+  }
+  t.notOk(completed(lines).some((line) => line.mcp !== undefined), 'refused before the message was bound into the log')
+  t.equal((await app.inject(modernRequest('tools/call', { name: 'add', arguments: {} }, { accept: '*/*;q=0.1' }))).statusCode, 200)
+  t.equal((await app.inject(modernRequest('tools/call', { name: 'add', arguments: {} }, { accept: undefined }))).statusCode, 200, 'no Accept: anything (RFC 9110)')
+})
+
+t.test('an Accept a host hook set as an array is read as the one value it joins to', async (t) => {
+  const app = Fastify({ logger: false })
+  app.addHook('onRequest', async (request) => { request.headers.accept = ['application/json;q=0', '*/*'] as unknown as string })
+  await app.register(sake, { name: 'arrays', version: '1.0.0' })
+  await app.ready()
+  t.teardown(() => app.close())
+  const res = await app.inject(modernRequest('server/discover'))
+  t.equal(res.statusCode, 406, "'application/json;q=0, */*': JSON refused")
+})

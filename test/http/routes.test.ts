@@ -163,6 +163,16 @@ t.test('bad input and HTTP framing, refused before any era (was http/bad-input)'
     const sseOnly = await send(app, discover({ accept: 'text/event-stream' }))
     t.equal(sseOnly.status, 406)
     t.equal(sseOnly.body.error.code, -32600)
+
+    // q-values are honoured (RFC 9110 §12.5.1): q=0 refuses, and the more specific range wins over */*
+    for (const accept of ['application/json;q=0', 'application/json;q=0, */*', 'application/*;q=0, text/event-stream', 'application/json;charset=iso-8859-1', '', ';;;', 'application/json;q=abc']) {
+      const refused = await send(app, discover({ accept }))
+      t.equal(refused.status, 406, `Accept: ${JSON.stringify(accept)} is refused`)
+      t.match(refused.body.error.message, /^Not Acceptable: the Accept header must allow application\/json/)
+    }
+    for (const accept of ['*/*;q=0.1', 'application/json;q=0.5, text/event-stream', 'text/event-stream;q=0, application/json', 'application/json; charset=UTF-8', 'garbage, application/json']) {
+      t.equal((await send(app, discover({ accept }))).status, 200, `Accept: ${JSON.stringify(accept)} is accepted`)
+    }
   })
 
   t.test('none of the above was logged as an error, and nothing was a 500', async (t) => {
@@ -217,7 +227,7 @@ t.test('GET, HEAD, DELETE, PUT and PATCH (was http/get-delete)', async (t) => {
 
   t.test('GET with a live session but no text/event-stream in Accept is 406', async (t) => {
     const session = await openSession(app)
-    for (const accept of ['application/json', undefined]) {
+    for (const accept of ['application/json', undefined, 'text/event-stream;q=0, */*', 'text/*;q=0', '']) {
       const res = await send(app, { method: 'GET', url: '/mcp', headers: accept === undefined ? { 'mcp-session-id': session } : { accept, 'mcp-session-id': session } })
       t.equal(res.status, 406, `Accept: ${accept}`)
       t.equal(res.body.error.code, -32600)

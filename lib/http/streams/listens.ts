@@ -9,8 +9,10 @@ import type { SubscriptionFilter } from '../../protocol/methods/subscriptions.js
 import { subscribe } from '../../protocol/subscription.js'
 import type { TaskStore } from '../../state/task-store.js'
 import type { Quota } from '../../state/quota.js'
+import { acceptable } from '../accept.js'
 import { callerOf } from '../caller.js'
-import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions } from './sse.js'
+import { headerValue } from '../headers.js'
+import { SseConnection, streamNotAcceptable, type SseOptions } from './sse.js'
 
 export class Listens {
   /** Open `subscriptions/listen` streams. */
@@ -24,7 +26,7 @@ export class Listens {
    * read. Refused (429/503) when the caller, or this instance, holds as many streams as it may.
    */
   listen (request: FastifyRequest, reply: FastifyReply, call: Call, filter: SubscriptionFilter, tasks: TaskStore): FastifyReply {
-    if (!acceptsEventStream(request.headers.accept)) throw streamNotAcceptable
+    if (!acceptable(headerValue(request.headers, 'accept')).eventStream) throw streamNotAcceptable
     const caller = callerOf(request)
     const refusal = this.quota.take(caller)
     if (refusal !== undefined) throw this.quota.refused(refusal, caller, request.log)

@@ -12,13 +12,14 @@ import type { Bus } from '../../state/bus.js'
 import type { EventStore, Replay } from '../../state/event-store.js'
 import type { Session, SessionStore } from '../../state/session-store.js'
 import { toSession } from '../../protocol/session/session-notifications.js'
+import { acceptable } from '../accept.js'
 import { headerValue } from '../headers.js'
 import { Outbox } from './outbox.js'
 import type { ResponseStream } from './response-stream.js'
 import { sendError } from '../respond.js'
 import { callerOf } from '../caller.js'
 import type { Quota } from '../../state/quota.js'
-import { SseConnection, acceptsEventStream, streamNotAcceptable, type SseOptions, type StreamName } from './sse.js'
+import { SseConnection, streamNotAcceptable, type SseOptions, type StreamName } from './sse.js'
 
 /** How often a stream running on another instance is read again from the event store, in ms. */
 const FOLLOW_INTERVAL = 100
@@ -64,7 +65,9 @@ export class SessionStreams {
 
   /** Resumes the stream `Last-Event-ID` names (2025-11-25), or opens the session's standalone stream (a second is 409). */
   async get (request: FastifyRequest, reply: FastifyReply, session: Session): Promise<FastifyReply> {
-    if (!acceptsEventStream(request.headers.accept) || request.headers.accept === undefined) return sendError(reply, null, streamNotAcceptable)
+    // the spec's GET sends `Accept: text/event-stream`: here an absent header is no answer to it
+    const accept = headerValue(request.headers, 'accept')
+    if (accept === undefined || !acceptable(accept).eventStream) return sendError(reply, null, streamNotAcceptable)
     const canResume = isResumable('legacy', session.protocolVersion)
     const ownStream = `${session.id}/get`
     let missed: Replay | undefined

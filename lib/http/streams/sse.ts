@@ -179,10 +179,5 @@ export class SseConnection {
   }
 }
 
-/** Whether the client accepts an event stream: required to answer with one. */
-export function acceptsEventStream (accept: string | undefined): boolean {
-  return accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*')
-}
-
 /** The refusal of a request that can only be answered as an event stream by a client that accepts none. */
 export const streamNotAcceptable = new ProtocolError(INVALID_REQUEST, 'Not Acceptable: this request answers with an event stream; the Accept header must allow text/event-stream', 406)

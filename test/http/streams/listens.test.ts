@@ -160,9 +160,11 @@ t.test('a bad listen filter is -32602; an Accept without event streams is 406', 
     t.equal(body.error.code, -32602)
     t.match(body.error.message, message)
   }
-  const json = await app.inject(modernRequest('subscriptions/listen', { notifications: {} }, { accept: 'application/json' }))
-  t.equal(json.statusCode, 406)
-  t.match(JSON.parse(json.body).error.message, /^Not Acceptable: this request answers with an event stream/)
+  for (const accept of ['application/json', 'text/event-stream;q=0, application/json', 'application/json, */*;q=0']) {
+    const json = await app.inject(modernRequest('subscriptions/listen', { notifications: {} }, { accept }))
+    t.equal(json.statusCode, 406, `Accept: ${accept}`)
+    t.match(JSON.parse(json.body).error.message, /^Not Acceptable: this request answers with an event stream/)
+  }
 })
 
 t.test('a client that disconnects mid-stream aborts ctx.signal, and nothing more is written', async (t) => {

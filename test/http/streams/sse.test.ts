@@ -2,7 +2,7 @@
 import t from 'tap'
 import { EventEmitter } from 'node:events'
 import { connect } from 'node:net'
-import { SseConnection, acceptsEventStream } from '../../../lib/http/streams/sse.js'
+import { SseConnection } from '../../../lib/http/streams/sse.js'
 import { build, listen } from '../../helpers/app.js'
 import { MODERN, modernMeta } from '../../helpers/requests.js'
 import { sseMessages } from '../../helpers/sse.js'
@@ -151,13 +151,6 @@ t.test('backpressure: a replay raises the bound by its size (the store holds it 
   t.same(warnings[0]!.obj, { stream: 'get', streamId: 's/1', buffered: 1024 + replayed + 1, maxBuffered: 1024, replayed })
   t.match(warnings[0]!.msg, new RegExp(`bytes unsent, over streams\\.maxBuffered \\(1024\\) and the ${replayed} replayed; its connection is closed; its events stay`))
   t.equal(conn.replay('{}', 's/1:0'), false, 'and a cut connection takes no replay either')
-})
-
-t.test('acceptsEventStream', async (t) => {
-  t.equal(acceptsEventStream(undefined), true)
-  t.equal(acceptsEventStream('*/*'), true)
-  t.equal(acceptsEventStream('text/event-stream'), true)
-  t.equal(acceptsEventStream('application/json'), false)
 })
 
 t.test('headers and the first turn\'s events go out as one write; a silent stream still gets its headers', async (t) => {
