@@ -19,10 +19,9 @@ import { SessionCache } from './state/session-cache.js'
 import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
-import { connect } from './state/redis/connection.js'
-import { redisStores } from './state/redis/stores.js'
+import type { RedisConnection } from './state/redis/connection.js'
+import type { RedisStores } from './state/redis/stores.js'
 import type { RedisSessionStore } from './state/redis/session-store.js'
-import { RedisLiveness, workerConnection } from './state/redis/liveness.js'
 import { MemoryLiveness, type Liveness } from './state/liveness.js'
 import { RequestStateSealer } from './state/request-state.js'
 import { Quota } from './state/quota.js'
@@ -41,7 +40,7 @@ import { warnOnRequestTimeout } from './http/request-timeout.js'
 import { Spans, Tracing, openTelemetry } from './http/tracing.js'
 import { Metrics } from './http/metrics.js'
 import { mcpView } from './mcp-view.js'
-import { StdioTransport, type StdioHandle } from './stdio/transport.js'
+import type { StdioHandle, StdioTransport } from './stdio/transport.js'
 import type { McpView, RegisterPrompt, RegisterResource, RegisterSkill, RegisterTool } from './api.js'
 import type { SkillDefinition } from './define/skill.js'
 import type { Bus } from './state/bus.js'
@@ -115,6 +114,8 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const stdio = async (given?: StdioOptions): Promise<StdioHandle> => {
     const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
     await app.ready()
+    // loaded with the first stdio connection: a server over HTTP alone never loads lib/stdio/
+    const { StdioTransport } = await import('./stdio/transport.js')
     const transport = new StdioTransport({
       server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota, maxBatchItems: options.maxBatchItems, maxBuffered: options.streams.maxBuffered
     }, { input, output, logger: app.log })
@@ -206,18 +207,16 @@ interface Stores {
  * one connection), else the in-memory default, bounded by its options.
  */
 async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Promise<Stores> {
-  const redis = options.redis === undefined ? undefined : await connect(options.redis, log)
-  const shared = redis === undefined ? undefined : redisStores(redis, options, log)
+  const instance = randomBytes(9).toString('base64url')
+  const fleet = options.redis === undefined ? undefined : await openFleet(options, instance, log)
+  const shared = fleet?.stores
   const bus = options.bus ?? shared?.bus ?? new MemoryBus()
   // Redis's sessions are read once a second per instance, not once a call (state/session-cache.ts)
   const sessions = options.sessions.store ??
     (shared === undefined ? new MemorySessionStore(options.sessions) : cached(shared.sessions, bus, options.redis!.sessionCache, log))
   const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
   const taskStore = options.tasks.store ?? shared?.tasks ?? new MemoryTaskStore(options.tasks)
-  const instance = randomBytes(9).toString('base64url')
-  const liveness: Liveness = redis === undefined
-    ? new MemoryLiveness(instance)
-    : new RedisLiveness(redis, instance, { interval: options.redis!.heartbeat, deadAfter: options.redis!.deadAfter }, workerConnection(options.redis!.url, redis.client))
+  const liveness: Liveness = fleet?.liveness ?? new MemoryLiveness(instance)
   return {
     sessions,
     bus,
@@ -232,9 +231,23 @@ async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Pr
       if (options.bus === undefined) await bus.close?.()
       if (options.events.store === undefined) await events.close?.()
       if (options.tasks.store === undefined) await taskStore.close?.()
-      await redis?.close()
+      await fleet?.redis.close()
     }
   }
+}
+
+/**
+ * The `redis` option's connection, its stores and this instance's heartbeats. lib/state/redis/ (and
+ * ioredis, which its connection imports) load here, with the option: a server without it never loads them.
+ */
+async function openFleet (options: ResolvedOptions, instance: string, log: FastifyBaseLogger): Promise<{ redis: RedisConnection, stores: RedisStores, liveness: Liveness }> {
+  const redisOptions = options.redis!
+  const [{ connect }, { redisStores }, { RedisLiveness, workerConnection }] = await Promise.all([
+    import('./state/redis/connection.js'), import('./state/redis/stores.js'), import('./state/redis/liveness.js')
+  ])
+  const redis = await connect(redisOptions, log)
+  const stores = redisStores(redis, options, log)
+  return { redis, stores, liveness: new RedisLiveness(redis, instance, { interval: redisOptions.heartbeat, deadAfter: redisOptions.deadAfter }, workerConnection(redisOptions.url, redis.client)) }
 }
 
 function cached (store: RedisSessionStore, bus: Bus, maxAge: number, log: FastifyBaseLogger): SessionStore {
