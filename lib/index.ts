@@ -37,8 +37,7 @@ import { routeToolInfo } from './http/route-tools/run.js'
 import { Streams } from './http/streams/streams.js'
 import { Shutdown } from './http/shutdown.js'
 import { warnOnRequestTimeout } from './http/request-timeout.js'
-import { Spans, Tracing, openTelemetry } from './http/tracing.js'
-import { Metrics } from './http/metrics.js'
+import { Tracing, openTelemetry, type OtelLoader } from './http/tracing.js'
 import { mcpView } from './mcp-view.js'
 import type { StdioHandle, StdioTransport } from './stdio/transport.js'
 import type { McpView, RegisterPrompt, RegisterResource, RegisterSkill, RegisterTool } from './api.js'
@@ -171,14 +170,21 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     for (const transport of stdioOpen) transport.release()
   })
 
-  // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans and no metrics
-  const otel = options.tracing ? await openTelemetry() : undefined
-  const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
+  // @opentelemetry/api is an optional peer, imported once something is registered with it (an SDK set
+  // up): here when it already is, else at the first message after; absent, there are no spans and no metrics
+  const tracing = new Tracing(options.tracing, undefined, undefined, options.tracing ? OTEL : undefined)
+  await tracing.attach()
   const requestIdHeader = app.initialConfig.requestIdHeader
   const batch = { maxItems: options.maxBatchItems, inject: async (opts: InjectOptions) => await app.inject(opts), requestIdHeader: typeof requestIdHeader === 'string' ? requestIdHeader : undefined }
   const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown, batch }
   // the routes in a context of their own, below the register option's prefix when there is one
   await app.register(routes, { prefix: options.prefix, endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions, openapi: options.openapi, scopes: options.scopes })
+}
+
+/** The api, and http/metrics.ts with it: a server whose process has no OpenTelemetry SDK loads neither. */
+const OTEL: OtelLoader = {
+  api: async () => await openTelemetry(),
+  metrics: async (api) => new (await import('./http/metrics.js')).Metrics(api)
 }
 
 /** `writes`, or `timeout` ms, whichever comes first: a store that hangs does not hold the close. */
