@@ -1,14 +1,23 @@
 // What importing the package costs, beside the official SDK's server package and Fastify alone
-// (issue 41): `node bench/import.mjs [--runs 15] [--modules] [--sake DIR]`, after `npm run build`.
+// (issue 41): `node bench/import.mjs [--runs 15] [--modules] [--sake DIR] [--compare DIR]`, after
+// `npm run build`.
 //
 // Every measurement is a fresh `node` process (nothing cached by a previous import), started with
 // `-e` from the repository's root, so `fastify-sake` is the built package (dist/, by its own
-// name) and `@modelcontextprotocol/server` the devDependency. Each case reports two times:
+// name) and `@modelcontextprotocol/server` the devDependency. Each case reports:
 //
-// - import: `process.hrtime` inside the child, around the one dynamic `import()` measured (for
-//   "over fastify", fastify is imported first and only the import after it is timed);
-// - process: the child's whole life as the parent sees it (spawn to exit), beside a bare
-//   `node -e ''`, whose difference is what a user's process pays for the import.
+// - import: inside the child, around the one dynamic `import()` measured (for "after fastify",
+//   fastify is imported first and only the import after it is timed): wall time
+//   (`process.hrtime`), and CPU time (`process.cpuUsage`, every thread of the process), which a
+//   busy machine inflates less than the wall;
+// - process: the child's whole life, minus a bare `node -e ''`'s: wall as the parent sees it
+//   (spawn to exit), and the CPU the child used by its end: what a user's process pays;
+// - a first answer: the import, `register`, one tool, `ready` and a tools/call through `inject`,
+//   timed together, so that what loads later than the import (ajv at the tool's registration)
+//   is counted too.
+//
+// `--compare DIR` adds another build (a dist/ directory inside the repository, e.g. one built from
+// an earlier commit into bench/profiles/) to the same turns, for a before and after.
 //
 // The cases run in turns (case A, B, C, then again), so that what drifts on the machine falls on
 // all of them alike; median and p90 over the runs. `--modules` adds what loads: the packages
@@ -27,46 +36,87 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '15' },
     modules: { type: 'boolean', default: false },
     sake: { type: 'string' },
+    compare: { type: 'string' },
     help: { type: 'boolean', default: false }
   }
 })
 if (args.help) {
-  process.stdout.write('node bench/import.mjs [--runs N] [--modules] [--sake DIR]\n  --sake DIR: another build (a dist/ directory inside the repository) instead of fastify-sake\n')
+  process.stdout.write('node bench/import.mjs [--runs N] [--modules] [--sake DIR] [--compare DIR]\n  --sake DIR: another build (a dist/ directory inside the repository) instead of fastify-sake\n  --compare DIR: another build measured beside it\n')
   process.exit(0)
 }
 const runs = Number(args.runs)
-const sake = args.sake === undefined ? 'fastify-sake' : pathToFileURL(join(resolve(args.sake), 'index.js')).href
+const build = (dir) => pathToFileURL(join(resolve(dir), 'index.js')).href
+const sake = args.sake === undefined ? 'fastify-sake' : build(args.sake)
 if (args.sake === undefined && !existsSync(join(root, 'dist/index.js'))) {
   process.stderr.write('dist/index.js is missing: run `npm run build` first\n')
   process.exit(1)
 }
 
-/** The child's program: imports `before` untimed, then times the import of `measured`. */
-function program (measured, before = []) {
-  if (measured === undefined) return ''
+/** What every child prints last: the process's CPU so far (every thread: startup, loading, GC). */
+const TOTAL = 'const used = process.cpuUsage()\nconst total = (used.user + used.system) / 1000'
+
+/** The child's program: runs `before` untimed, then times `body` (wall and CPU). */
+function timed (body, before = []) {
   return [
-    ...before.map((spec) => `await import(${JSON.stringify(spec)})`),
+    ...before,
+    'const c0 = process.cpuUsage()',
     'const t0 = process.hrtime.bigint()',
-    `await import(${JSON.stringify(measured)})`,
-    'process.stdout.write(JSON.stringify({ ms: Number(process.hrtime.bigint() - t0) / 1e6 }))'
+    ...body,
+    'const ms = Number(process.hrtime.bigint() - t0) / 1e6',
+    'const spent = process.cpuUsage(c0)',
+    TOTAL,
+    'process.stdout.write(JSON.stringify({ ms, cpu: (spent.user + spent.system) / 1000, total }))'
   ].join('\n')
 }
 
+/** Imports `before` untimed, then times the import of `measured`. */
+function program (measured, before = []) {
+  return timed([`await import(${JSON.stringify(measured)})`], before.map((spec) => `await import(${JSON.stringify(spec)})`))
+}
+
+/**
+ * A first answer: fastify imported untimed, then the package's import, `register`, one tool,
+ * `ready` and a 2026-07-28 tools/call through `inject`, timed together: what loads later than the
+ * import (ajv at the tool's registration, say) is in this one.
+ */
+function firstAnswer (measured) {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+  const payload = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 }, _meta: meta } }
+  const headers = { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'add' }
+  return timed([
+    `const { default: sake, Type } = await import(${JSON.stringify(measured)})`,
+    'const app = Fastify()',
+    "await app.register(sake, { name: 'bench', version: '1.0.0' })",
+    "app.registerTool({ name: 'add', args: { a: Type.Number(), b: Type.Number() }, execute: ({ a, b }) => ({ sum: a + b }) })",
+    `const res = await app.inject({ method: 'POST', url: '/mcp', headers: ${JSON.stringify(headers)}, payload: ${JSON.stringify(payload)} })`,
+    'if (res.statusCode !== 200) throw new Error(res.body)'
+  ], ["const { default: Fastify } = await import('fastify')"])
+}
+
 const CASES = [
-  { id: 'node', what: "bare `node -e ''`", code: program(undefined) },
+  { id: 'node', what: "bare `node -e ''` (its own process)", code: `${TOTAL}\nprocess.stdout.write(JSON.stringify({ total }))` },
   { id: 'fastify', what: "`import('fastify')`", code: program('fastify') },
   { id: 'sdk', what: "`import('@modelcontextprotocol/server')` (the official SDK's server, 2.4.0)", code: program('@modelcontextprotocol/server') },
   { id: 'sake', what: "`import('fastify-sake')`", code: program(sake) },
-  { id: 'sake-over-fastify', what: "`import('fastify-sake')` after `import('fastify')` (what our plugin adds to a Fastify service)", code: program(sake, ['fastify']) }
+  { id: 'sake-over-fastify', what: "`import('fastify-sake')` after `import('fastify')`: what the plugin adds to a Fastify service", code: program(sake, ['fastify']) },
+  { id: 'sake-first-answer', what: "after `import('fastify')`: `import('fastify-sake')`, register, one tool, ready, a tools/call answered (inject)", code: firstAnswer(sake) }
 ]
+if (args.compare !== undefined) {
+  const other = build(args.compare)
+  CASES.push(
+    { id: 'compare', what: `\`import()\` of ${args.compare}`, code: program(other) },
+    { id: 'compare-over-fastify', what: `\`import()\` of ${args.compare} after \`import('fastify')\``, code: program(other, ['fastify']) },
+    { id: 'compare-first-answer', what: `${args.compare}: the same first answer`, code: firstAnswer(other) }
+  )
+}
 
-/** One fresh process: its own import time (ms, when it imports) and its whole life (ms). */
+/** One fresh process: what it printed (its timings), and its whole life as seen from here (ms). */
 function once (code, flags = []) {
   const t0 = process.hrtime.bigint()
   const child = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' })
   const wall = Number(process.hrtime.bigint() - t0) / 1e6
   if (child.status !== 0) throw new Error(`the child failed (${child.status}): ${child.stderr}`)
-  return { ms: child.stdout === '' ? undefined : JSON.parse(child.stdout).ms, wall, stderr: child.stderr }
+  return { ...JSON.parse(child.stdout), wall, stderr: child.stderr }
 }
 
 function quantile (values, q) {
@@ -75,29 +125,29 @@ function quantile (values, q) {
 }
 const f = (ms) => ms === undefined ? '—' : ms.toFixed(1)
 
-const samples = new Map(CASES.map((c) => [c.id, { import: [], wall: [] }]))
+const KEYS = ['ms', 'cpu', 'wall', 'total']
+const samples = new Map(CASES.map((c) => [c.id, Object.fromEntries(KEYS.map((key) => [key, []]))]))
 for (let run = 0; run < runs; run++) {
   // each run starts at another case, so that no case always follows the same one
   for (let i = 0; i < CASES.length; i++) {
     const c = CASES[(i + run) % CASES.length]
-    const { ms, wall } = once(c.code)
-    if (ms !== undefined) samples.get(c.id).import.push(ms)
-    samples.get(c.id).wall.push(wall)
+    const measured = once(c.code)
+    for (const key of KEYS) if (measured[key] !== undefined) samples.get(c.id)[key].push(measured[key])
   }
 }
 
-const bare = quantile(samples.get('node').wall, 0.5)
+const bare = samples.get('node')
+const cell = (values, minus = 0) => values.length === 0 ? '—' : `${f(quantile(values, 0.5) - minus)} (${f(quantile(values, 0.9) - minus)})`
 const lines = [
-  `Node ${process.version}, ${runs} fresh processes per case, in turns; ms, median (p90)`,
+  `Node ${process.version}, ${runs} fresh processes per case, in turns; ms, median (p90). Import: around the \`import()\` in the child (wall, and CPU of every thread); process: its whole life, minus bare node's median (wall from the parent, CPU at its end).`,
   '',
-  '| case | import | process | process over bare node |',
-  '|---|---|---|---|'
+  '| case | import, wall | import, CPU | process over bare node, wall | process over bare node, CPU |',
+  '|---|---|---|---|---|'
 ]
 for (const c of CASES) {
   const s = samples.get(c.id)
-  const imp = s.import.length === 0 ? '—' : `${f(quantile(s.import, 0.5))} (${f(quantile(s.import, 0.9))})`
-  const wall = quantile(s.wall, 0.5)
-  lines.push(`| ${c.what} | ${imp} | ${f(wall)} (${f(quantile(s.wall, 0.9))}) | ${c.id === 'node' ? '—' : f(wall - bare)} |`)
+  if (c.id === 'node') lines.push(`| ${c.what} | — | — | ${cell(s.wall)} | ${cell(s.total)} |`)
+  else lines.push(`| ${c.what} | ${cell(s.ms)} | ${cell(s.cpu)} | ${cell(s.wall, quantile(bare.wall, 0.5))} | ${cell(s.total, quantile(bare.total, 0.5))} |`)
 }
 process.stdout.write(lines.join('\n') + '\n')
 
@@ -119,7 +169,7 @@ function modules () {
   const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hook)})`)}`
   const code = `await import(${JSON.stringify(sake)})
     const { createRequire } = await import('node:module')
-    process.stdout.write(JSON.stringify({ ms: 0, cjs: Object.keys(createRequire(import.meta.url).cache) }))`
+    process.stdout.write(JSON.stringify({ cjs: Object.keys(createRequire(import.meta.url).cache) }))`
   const child = spawnSync(process.execPath, ['--import', register, '--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' })
   if (child.status !== 0) throw new Error(child.stderr)
   const resolved = child.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line))
@@ -146,8 +196,7 @@ function modules () {
   }
   for (const [name, specifiers] of direct) {
     const list = [...specifiers]
-    const code = ["await import('fastify')", 'const t0 = process.hrtime.bigint()', ...list.map((s) => `await import(${JSON.stringify(s)})`),
-      'process.stdout.write(JSON.stringify({ ms: Number(process.hrtime.bigint() - t0) / 1e6 }))'].join('\n')
+    const code = timed(list.map((s) => `await import(${JSON.stringify(s)})`), ["await import('fastify')"])
     rows.push({ name, what: list.map((s) => `\`${s}\``).join(', '), files: counts.get(name), ms: median(code) })
   }
   const all = [...direct.values()].flatMap((s) => [...s])
