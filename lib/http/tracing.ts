@@ -5,7 +5,7 @@
  *   `end`, `asyncStart`, `asyncEnd` (and `error` for an unexpected failure) with one context
  *   object, an `McpRequestTrace`, published only while the channel has subscribers;
  * - an OpenTelemetry SERVER span per message when `@opentelemetry/api` can be imported (an optional
- *   peer dependency, imported once at registration, never required): named and described as the
+ *   peer dependency, imported once something is registered with it, never required: `Tracing`): named and described as the
  *   semantic conventions for MCP say (`mcp.method.name`, `gen_ai.tool.name`, `error.type`, ...),
  *   its parent the trace context in `params._meta` (`traceparent`, `tracestate`) when the client
  *   sent one, with a link to the HTTP request's span (@fastify/otel's), else that span.
