@@ -112,9 +112,10 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const stdioOpen = new Set<StdioTransport>()
   const stdio = async (given?: StdioOptions): Promise<StdioHandle> => {
     const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
-    await app.ready()
-    // loaded with the first stdio connection: a server over HTTP alone never loads lib/stdio/
+    // loaded with the first stdio connection (a server over HTTP alone never loads lib/stdio/), before
+    // ready: from ready on, stdout is held in the same turn, so nothing else writes to it in between
     const { StdioTransport } = await import('./stdio/transport.js')
+    await app.ready()
     const transport = new StdioTransport({
       server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota, maxBatchItems: options.maxBatchItems, maxBuffered: options.streams.maxBuffered
     }, { input, output, logger: app.log })
