@@ -1,6 +1,6 @@
 // What importing the package costs, beside the official SDK's server package and Fastify alone
-// (issue 41): `node bench/import.mjs [--runs 15] [--modules] [--sake DIR] [--compare DIR]`, after
-// `npm run build`.
+// (issue 41): `node bench/import.mjs [--runs 15] [--modules] [--instructions] [--sake DIR]
+// [--compare DIR]`, after `npm run build`.
 //
 // Every measurement is a fresh `node` process (nothing cached by a previous import), started with
 // `-e` from the repository's root, so `fastify-sake` is the built package (dist/, by its own
@@ -16,6 +16,10 @@
 //   timed together, so that what loads later than the import (ajv at the tool's registration)
 //   is counted too.
 //
+// `--instructions` also counts each case's user-space instructions, once, under valgrind's
+// callgrind (node `--single-threaded`), minus a bare node's: a count the machine's load does not
+// move (about half a minute per case).
+//
 // `--compare DIR` adds another build (a dist/ directory inside the repository, e.g. one built from
 // an earlier commit into bench/profiles/) to the same turns, for a before and after.
 //
@@ -25,7 +29,8 @@
 // modules, `require.cache` for CommonJS), and each directly imported package's own cost, timed
 // alone after fastify (the packages share little, so the costs roughly add up).
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -37,11 +42,12 @@ const { values: args } = parseArgs({
     modules: { type: 'boolean', default: false },
     sake: { type: 'string' },
     compare: { type: 'string' },
+    instructions: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false }
   }
 })
 if (args.help) {
-  process.stdout.write('node bench/import.mjs [--runs N] [--modules] [--sake DIR] [--compare DIR]\n  --sake DIR: another build (a dist/ directory inside the repository) instead of fastify-sake\n  --compare DIR: another build measured beside it\n')
+  process.stdout.write('node bench/import.mjs [--runs N] [--modules] [--instructions] [--sake DIR] [--compare DIR]\n  --sake DIR: another build (a dist/ directory inside the repository) instead of fastify-sake\n  --compare DIR: another build measured beside it\n')
   process.exit(0)
 }
 const runs = Number(args.runs)
@@ -151,7 +157,24 @@ for (const c of CASES) {
 }
 process.stdout.write(lines.join('\n') + '\n')
 
+if (args.instructions) instructions()
 if (args.modules) modules()
+
+/** Each case once under callgrind: its instructions, minus a bare node's (millions). */
+function instructions () {
+  const dir = mkdtempSync(join(tmpdir(), 'sake-import-'))
+  const counts = new Map()
+  for (const c of CASES) {
+    const child = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${join(dir, c.id)}`, process.execPath, '--single-threaded', '--input-type=module', '-e', c.code], { cwd: root, encoding: 'utf8' })
+    if (child.status !== 0) throw new Error(`valgrind failed (${child.status}): ${child.stderr}`)
+    counts.set(c.id, Number(/Collected : (\d+)/.exec(child.stderr)[1]) / 1e6)
+  }
+  rmSync(dir, { recursive: true, force: true })
+  const bare = counts.get('node')
+  const out = ['', `Instructions (callgrind, node --single-threaded, one process per case), millions, the whole process minus bare node's (${bare.toFixed(0)}):`, '', '| case | instructions over bare node |', '|---|---|']
+  for (const c of CASES) if (c.id !== 'node') out.push(`| ${c.what} | ${Math.round(counts.get(c.id) - bare)} |`)
+  process.stdout.write(out.join('\n') + '\n')
+}
 
 /**
  * What `import('fastify-sake')` loads, by package, and the cost of each package dist/ imports
