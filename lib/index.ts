@@ -19,10 +19,9 @@ import { SessionCache } from './state/session-cache.js'
 import { MemoryBus } from './state/memory-bus.js'
 import { MemoryEventStore } from './state/memory-event-store.js'
 import { MemoryTaskStore } from './state/memory-task-store.js'
-import { connect } from './state/redis/connection.js'
-import { redisStores } from './state/redis/stores.js'
+import type { RedisConnection } from './state/redis/connection.js'
+import type { RedisStores } from './state/redis/stores.js'
 import type { RedisSessionStore } from './state/redis/session-store.js'
-import { RedisLiveness, workerConnection } from './state/redis/liveness.js'
 import { MemoryLiveness, type Liveness } from './state/liveness.js'
 import { RequestStateSealer } from './state/request-state.js'
 import { Quota } from './state/quota.js'
@@ -38,10 +37,9 @@ import { routeToolInfo } from './http/route-tools/run.js'
 import { Streams } from './http/streams/streams.js'
 import { Shutdown } from './http/shutdown.js'
 import { warnOnRequestTimeout } from './http/request-timeout.js'
-import { Spans, Tracing, openTelemetry } from './http/tracing.js'
-import { Metrics } from './http/metrics.js'
+import { Tracing, openTelemetry, type OtelLoader } from './http/tracing.js'
 import { mcpView } from './mcp-view.js'
-import { StdioTransport, type StdioHandle } from './stdio/transport.js'
+import type { StdioHandle, StdioTransport } from './stdio/transport.js'
 import type { McpView, RegisterPrompt, RegisterResource, RegisterSkill, RegisterTool } from './api.js'
 import type { SkillDefinition } from './define/skill.js'
 import type { Bus } from './state/bus.js'
@@ -114,6 +112,9 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   const stdioOpen = new Set<StdioTransport>()
   const stdio = async (given?: StdioOptions): Promise<StdioHandle> => {
     const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
+    // loaded with the first stdio connection (a server over HTTP alone never loads lib/stdio/), before
+    // ready: from ready on, stdout is held in the same turn, so nothing else writes to it in between
+    const { StdioTransport } = await import('./stdio/transport.js')
     await app.ready()
     const transport = new StdioTransport({
       server, sessions: legacy, bus, log: app.log, logRequests: app.initialConfig.disableRequestLogging !== true, auth: caller, lineLimit: options.bodyLimit, closeTimeout: options.closeTimeout, streams: streamQuota, maxBatchItems: options.maxBatchItems, maxBuffered: options.streams.maxBuffered
@@ -170,14 +171,21 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
     for (const transport of stdioOpen) transport.release()
   })
 
-  // @opentelemetry/api is an optional peer: imported once, here; absent, there are no spans and no metrics
-  const otel = options.tracing ? await openTelemetry() : undefined
-  const tracing = otel === undefined ? new Tracing(options.tracing, undefined) : new Tracing(options.tracing, new Spans(otel), new Metrics(otel))
+  // @opentelemetry/api is an optional peer, imported once something is registered with it (an SDK set
+  // up): here when it already is, else at the first message after; absent, there are no spans and no metrics
+  const tracing = new Tracing(options.tracing, undefined, undefined, options.tracing ? OTEL : undefined)
+  await tracing.attach()
   const requestIdHeader = app.initialConfig.requestIdHeader
   const batch = { maxItems: options.maxBatchItems, inject: async (opts: InjectOptions) => await app.inject(opts), requestIdHeader: typeof requestIdHeader === 'string' ? requestIdHeader : undefined }
   const endpoint = { server, sessions: legacy, streams, auth, tracing, shutdown, batch }
   // the routes in a context of their own, below the register option's prefix when there is one
   await app.register(routes, { prefix: options.prefix, endpoint, path: options.path, bodyLimit: options.bodyLimit, origin: options, routeOptions: options.routeOptions, openapi: options.openapi, scopes: options.scopes })
+}
+
+/** The api, and http/metrics.ts with it: a server whose process has no OpenTelemetry SDK loads neither. */
+const OTEL: OtelLoader = {
+  api: async () => await openTelemetry(),
+  metrics: async (api) => new (await import('./http/metrics.js')).Metrics(api)
 }
 
 /** `writes`, or `timeout` ms, whichever comes first: a store that hangs does not hold the close. */
@@ -206,18 +214,16 @@ interface Stores {
  * one connection), else the in-memory default, bounded by its options.
  */
 async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Promise<Stores> {
-  const redis = options.redis === undefined ? undefined : await connect(options.redis, log)
-  const shared = redis === undefined ? undefined : redisStores(redis, options, log)
+  const instance = randomBytes(9).toString('base64url')
+  const fleet = options.redis === undefined ? undefined : await openFleet(options, instance, log)
+  const shared = fleet?.stores
   const bus = options.bus ?? shared?.bus ?? new MemoryBus()
   // Redis's sessions are read once a second per instance, not once a call (state/session-cache.ts)
   const sessions = options.sessions.store ??
     (shared === undefined ? new MemorySessionStore(options.sessions) : cached(shared.sessions, bus, options.redis!.sessionCache, log))
   const events = options.events.store ?? shared?.events ?? new MemoryEventStore(options.events)
   const taskStore = options.tasks.store ?? shared?.tasks ?? new MemoryTaskStore(options.tasks)
-  const instance = randomBytes(9).toString('base64url')
-  const liveness: Liveness = redis === undefined
-    ? new MemoryLiveness(instance)
-    : new RedisLiveness(redis, instance, { interval: options.redis!.heartbeat, deadAfter: options.redis!.deadAfter }, workerConnection(options.redis!.url, redis.client))
+  const liveness: Liveness = fleet?.liveness ?? new MemoryLiveness(instance)
   return {
     sessions,
     bus,
@@ -232,9 +238,23 @@ async function openStores (options: ResolvedOptions, log: FastifyBaseLogger): Pr
       if (options.bus === undefined) await bus.close?.()
       if (options.events.store === undefined) await events.close?.()
       if (options.tasks.store === undefined) await taskStore.close?.()
-      await redis?.close()
+      await fleet?.redis.close()
     }
   }
+}
+
+/**
+ * The `redis` option's connection, its stores and this instance's heartbeats. lib/state/redis/ (and
+ * ioredis, which its connection imports) load here, with the option: a server without it never loads them.
+ */
+async function openFleet (options: ResolvedOptions, instance: string, log: FastifyBaseLogger): Promise<{ redis: RedisConnection, stores: RedisStores, liveness: Liveness }> {
+  const redisOptions = options.redis!
+  const [{ connect }, { redisStores }, { RedisLiveness, workerConnection }] = await Promise.all([
+    import('./state/redis/connection.js'), import('./state/redis/stores.js'), import('./state/redis/liveness.js')
+  ])
+  const redis = await connect(redisOptions, log)
+  const stores = redisStores(redis, options, log)
+  return { redis, stores, liveness: new RedisLiveness(redis, instance, { interval: redisOptions.heartbeat, deadAfter: redisOptions.deadAfter }, workerConnection(redisOptions.url, redis.client)) }
 }
 
 function cached (store: RedisSessionStore, bus: Bus, maxAge: number, log: FastifyBaseLogger): SessionStore {

@@ -67,9 +67,9 @@ export function missingFor (metadataUrl: string, registry: Registry, request: Fa
   return missingToken(metadataUrl, typeof method === 'string' && typeof name === 'string' ? scopesNamed(registry, method, name) : undefined)
 }
 
-export function authHook (auth: ResolvedAuth, registry: Registry): onRequestHookHandler {
+export async function authHook (auth: ResolvedAuth, registry: Registry): Promise<onRequestHookHandler> {
   const { metadataUrl } = auth
-  const jwt = auth.jwks === undefined ? undefined : jwksVerifier(auth.jwks)
+  const jwt = auth.jwks === undefined ? undefined : await jwksVerifier(auth.jwks)
   const verify = auth.verify
 
   const missing = (request: FastifyRequest): ProtocolError => missingFor(metadataUrl, registry, request)

@@ -3,7 +3,7 @@
  * the user's `verify`, and the checks on what either returns. Every refusal says why in the log
  * only; the client gets the RFC's error code and nothing more.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose'
+import type { JWTPayload } from 'jose'
 import { BadCaller, TokenRefused, VerifierUnavailable } from '../errors.js'
 import type { AuthInfo } from '../spec/types.js'
 import { isObject } from '../values.js'
@@ -68,7 +68,9 @@ const UNAVAILABLE = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_G
  * when an unknown `kid` arrives, as jose does), `exp`/`nbf` within the clock tolerance, issuer,
  * audience and algorithm from the options. `exp` and `sub` are required.
  */
-export function jwksVerifier (options: NonNullable<ResolvedAuth['jwks']>): (token: string) => Promise<AuthInfo> {
+export async function jwksVerifier (options: NonNullable<ResolvedAuth['jwks']>): Promise<(token: string) => Promise<AuthInfo>> {
+  // jose loads here, at registration, with `auth.jwks`: a server that verifies tokens otherwise, or not at all, never loads it
+  const { createRemoteJWKSet, errors, jwtVerify } = await import('jose')
   const keys = createRemoteJWKSet(options.url)
   const verifyOptions = {
     issuer: [...options.issuer],

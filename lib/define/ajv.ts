@@ -4,12 +4,16 @@
  * created on first use and shared by the process; each schema compiles once, at registration.
  */
 import { createRequire } from 'node:module'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import { Ajv2019 } from 'ajv/dist/2019.js'
-import { Ajv, type ValidateFunction, type Options } from 'ajv'
-import addFormats from 'ajv-formats'
+import type { Ajv2020 } from 'ajv/dist/2020.js'
+import type { Ajv2019 } from 'ajv/dist/2019.js'
+import type { Ajv, ValidateFunction, Options } from 'ajv'
+import type addFormats from 'ajv-formats'
 import { isObject } from '../values.js'
 import { SCHEMA_MAPS, SCHEMA_VALUES } from './header-params.js'
+
+// ajv and its formats (CommonJS) are required with the first schema compiled, each dialect's class
+// with the first schema of its dialect (compiling is synchronous): importing the package loads none of them
+const load = createRequire(import.meta.url)
 
 /* c8 ignore next */ // ajv logs only for $comment (off) and for generated code that fails, whose error it throws itself
 const quiet = (): void => {}
@@ -44,20 +48,20 @@ interface Dialect {
 }
 
 function withFormats<T extends AnyAjv> (ajv: T): T {
-  addFormats.default(ajv)
+  (load('ajv-formats') as typeof addFormats).default(ajv)
   return ajv
 }
 
 function draft07 (): Ajv {
-  const ajv = withFormats(new Ajv(options))
+  const ajv = withFormats(new (load('ajv').Ajv as typeof Ajv)(options))
   // ajv ships the draft-06 meta-schema but does not load it by default
-  ajv.addMetaSchema(createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json'))
+  ajv.addMetaSchema(load('ajv/dist/refs/json-schema-draft-06.json'))
   return ajv
 }
 
 const DIALECTS: readonly Dialect[] = [
-  { pattern: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, uri: 'https://json-schema.org/draft/2020-12/schema', make: () => withFormats(new Ajv2020(options)) },
-  { pattern: /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/, uri: 'https://json-schema.org/draft/2019-09/schema', make: () => withFormats(new Ajv2019(options)) },
+  { pattern: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, uri: 'https://json-schema.org/draft/2020-12/schema', make: () => withFormats(new (load('ajv/dist/2020.js').Ajv2020 as typeof Ajv2020)(options)) },
+  { pattern: /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/, uri: 'https://json-schema.org/draft/2019-09/schema', make: () => withFormats(new (load('ajv/dist/2019.js').Ajv2019 as typeof Ajv2019)(options)) },
   { pattern: /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, uri: 'http://json-schema.org/draft-07/schema#', make: draft07 },
   { pattern: /^https?:\/\/json-schema\.org\/draft-06\/schema#?$/, uri: 'http://json-schema.org/draft-06/schema#', make: draft07 }
 ]

@@ -6,8 +6,9 @@
  * from memory. A skill in a folder on disk is read into the same form (`skill-folder.ts`).
  */
 import { createHash } from 'node:crypto'
+import { createRequire } from 'node:module'
 import { isDeepStrictEqual } from 'node:util'
-import { parseDocument } from 'yaml'
+import type * as Yaml from 'yaml'
 import { SakeSkillDefinitionError } from '../errors.js'
 import { DYNAMIC, SKILL_LIMITS, SKILL_MD, SKILL_MD_MIME_TYPE, SKILL_SCHEME, frontmatterBlock, isSkillName } from '../spec/skills.js'
 import { deepFreeze, isObject, kind } from '../values.js'
@@ -161,6 +162,8 @@ export function digestOf (bytes: Uint8Array): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`
 }
 
+let yaml: typeof Yaml | undefined
+
 /**
  * Parses and checks a `SKILL.md`'s frontmatter against the Agent Skills rules: a YAML mapping with
  * `name` (the skill's folder name) and `description`, optional fields of their documented types,
@@ -169,7 +172,10 @@ export function digestOf (bytes: Uint8Array): string {
 export function parseFrontmatter (text: string, name: string, who: string): SkillFrontmatter {
   const block = frontmatterBlock(text)
   if (block === undefined) fail(who, "it must begin with YAML frontmatter between two '---' lines, holding at least 'name' and 'description'")
-  const doc = parseDocument(block.yaml, { uniqueKeys: true, prettyErrors: false })
+  // yaml loads with the first skill (registration is synchronous, and yaml is CommonJS: required,
+  // the same module an import would give): a server without skills never loads it
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml
+  const doc = yaml.parseDocument(block.yaml, { uniqueKeys: true, prettyErrors: false })
   if (doc.errors.length > 0) fail(who, `its frontmatter is not valid YAML: ${doc.errors[0]!.message}`)
   const value: unknown = doc.toJS()
   if (!isObject(value)) fail(who, `its frontmatter must be a YAML mapping (name: …, description: …), got ${kind(value)}`)

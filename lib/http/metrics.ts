@@ -1,7 +1,7 @@
 /**
  * The MCP metrics of the OpenTelemetry semantic conventions (open-telemetry/semantic-conventions-
  * genai, docs/gen-ai/mcp.md, "Metrics"), recorded through the host's `@opentelemetry/api` meter (the
- * optional peer `http/tracing.ts` imports once at registration):
+ * optional peer `http/tracing.ts` imports once an SDK is set up; this file loads with it):
  *
  * - `mcp.server.operation.duration`: one measurement per MCP message answered (a request or a
  *   notification; each item of a batch is one), over the interval its span covers, from the

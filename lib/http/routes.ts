@@ -40,7 +40,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   // declared on each MCP route, never with app.addHook: the host's routes never see these checks.
   // Origin first (a rebinding attack is refused before any token work), then the bearer token;
   // with neither, no hook at all
-  const onRequest = [originGuard(options.origin), endpoint.auth === undefined ? undefined : authHook(endpoint.auth, endpoint.server.registry)].filter((hook) => hook !== undefined)
+  const onRequest = [originGuard(options.origin), endpoint.auth === undefined ? undefined : await authHook(endpoint.auth, endpoint.server.registry)].filter((hook) => hook !== undefined)
   const config = { [kMcpRoute]: endpoint.server.registry }
   const hooks = routeShape(options.routeOptions, { onRequest, config })
 

@@ -5,7 +5,7 @@
  *   `end`, `asyncStart`, `asyncEnd` (and `error` for an unexpected failure) with one context
  *   object, an `McpRequestTrace`, published only while the channel has subscribers;
  * - an OpenTelemetry SERVER span per message when `@opentelemetry/api` can be imported (an optional
- *   peer dependency, imported once at registration, never required): named and described as the
+ *   peer dependency, imported once something is registered with it, never required: `Tracing`): named and described as the
  *   semantic conventions for MCP say (`mcp.method.name`, `gen_ai.tool.name`, `error.type`, ...),
  *   its parent the trace context in `params._meta` (`traceparent`, `tracestate`) when the client
  *   sent one, with a link to the HTTP request's span (@fastify/otel's), else that span.
@@ -127,16 +127,52 @@ export interface Measures {
   sessionEnded (request: FastifyRequest, session: Session): void
 }
 
+/** Where `@opentelemetry/api` 1.x keeps what is registered with it (a tracer or meter provider, a context manager, a propagator). */
+const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1')
+
+/**
+ * Whether anything was registered with OpenTelemetry's api in this process (an SDK was set up),
+ * read without importing the api: until then a span or a measurement would be a no-op.
+ */
+export function otelRegistered (): boolean {
+  return (globalThis as Record<symbol, unknown>)[OTEL_GLOBAL] !== undefined
+}
+
+/** How a server gets OpenTelemetry: the api (undefined when it is not installed), then its metrics (`http/metrics.ts`, loaded with it). */
+export interface OtelLoader {
+  api (): Promise<OtelApi | undefined>
+  metrics (api: OtelApi): Promise<Measures>
+}
+
 /**
  * What one server traces and measures: the channel unless `tracing: false`, and spans and metrics
- * when OpenTelemetry is there.
+ * when OpenTelemetry is there. With a loader, `@opentelemetry/api` is imported once something is
+ * registered with it: at registration when an SDK is already set up (`attach`), else by the first
+ * message that finds one (`on`).
  */
 export class Tracing {
-  constructor (private readonly enabled: boolean, private readonly spans: Spans | undefined, private readonly metrics?: Measures | undefined) {}
+  constructor (private readonly enabled: boolean, private spans: Spans | undefined, private metrics?: Measures | undefined, private loader?: OtelLoader | undefined) {}
 
   /** Whether a message is traced or measured at all: the one check an untraced message pays. */
   on (): boolean {
+    // the messages served while the api is being imported are not traced by it, only the later ones
+    if (this.loader !== undefined && otelRegistered()) void this.load(this.loader)
     return this.spans?.on() === true || this.metrics?.on() === true || (this.enabled && channel.hasSubscribers)
+  }
+
+  /** At registration: OpenTelemetry now when an SDK is already set up, so that the first message is traced. */
+  async attach (): Promise<void> {
+    if (this.loader !== undefined && otelRegistered()) await this.load(this.loader)
+  }
+
+  /** Imports the api, once: spans and metrics when it is installed, else nothing, for good. */
+  private async load (loader: OtelLoader): Promise<void> {
+    this.loader = undefined
+    const api = await loader.api()
+    if (api === undefined) return
+    const metrics = await loader.metrics(api)
+    this.spans = new Spans(api)
+    this.metrics = metrics
   }
 
   /**

@@ -7,11 +7,12 @@ import t, { type Test } from 'tap'
 import * as api from '@opentelemetry/api'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { provider, spanNamed, takeSpans } from '../helpers/otel.js'
+import { until } from '../helpers/until.js'
 import { build } from '../helpers/app.js'
 import { modernCall, modernMeta, modernPost, modernRequest, openSession, send, sessionPost } from '../helpers/requests.js'
 import { Type, REQUEST_CHANNEL, type McpRequestTrace } from '../../lib/index.js'
 import { Registry } from '../../lib/define/registry.js'
-import { Spans, TRACER_NAME, Tracing, openTelemetry, type OtelApi } from '../../lib/http/tracing.js'
+import { Spans, TRACER_NAME, Tracing, openTelemetry, otelRegistered, type OtelApi, type OtelLoader } from '../../lib/http/tracing.js'
 import { classify, type Inbound } from '../../lib/protocol/inbound.js'
 
 type Event = [name: string, context: McpRequestTrace, snapshot: Record<string, unknown>]
@@ -455,4 +456,83 @@ t.test('a task method is traced without its task id (a handle, not a target)', a
   t.match(events.at(-1)![2], { method: 'tasks/get', name: undefined })
   const span = spanNamed(takeSpans(), 'tasks/get')
   t.notOk(JSON.stringify(span.attributes).includes(taskId))
+})
+
+/** OpenTelemetry's api as if nothing had been registered with it in this process, until `t` ends. */
+function withoutOtel (t: Test): () => void {
+  const key = Symbol.for('opentelemetry.js.api.1')
+  const registered = (globalThis as Record<symbol, unknown>)[key]
+  const restore = (): void => { (globalThis as Record<symbol, unknown>)[key] = registered }
+  delete (globalThis as Record<symbol, unknown>)[key]
+  t.teardown(restore)
+  return restore
+}
+
+/** A loader of `api` that counts its imports; `api` undefined: not installed. */
+function loader (api: OtelApi | undefined): OtelLoader & { loads: number, measured: number } {
+  const counted = {
+    loads: 0,
+    measured: 0,
+    api: async () => { counted.loads++; return api },
+    metrics: async () => { counted.measured++; return { on: () => false, operation: () => {}, sessionEnded: () => {} } }
+  }
+  return counted
+}
+
+t.test('the api is imported once something is registered with it: at registration when it already is', async (t) => {
+  t.equal(otelRegistered(), true, 'the test SDK is registered')
+  const otel = loader(api as unknown as OtelApi)
+  const tracing = new Tracing(true, undefined, undefined, otel)
+  await tracing.attach()
+  t.equal(otel.loads, 1)
+  t.equal(otel.measured, 1, 'the metrics with it')
+  t.equal(tracing.on(), true, 'the first message is traced')
+  await tracing.attach()
+  tracing.on()
+  t.equal(otel.loads, 1, 'once')
+})
+
+t.test('the api is imported once something is registered with it: else by the first message that finds it', async (t) => {
+  const restore = withoutOtel(t)
+  t.equal(otelRegistered(), false)
+  const otel = loader(api as unknown as OtelApi)
+  const tracing = new Tracing(true, undefined, undefined, otel)
+  await tracing.attach()
+  t.equal(tracing.on(), false)
+  t.equal(otel.loads, 0, 'no SDK: the api is not imported')
+  restore()
+  t.equal(tracing.on(), false, 'the message that finds the SDK is not traced by it: the api is being imported')
+  t.equal(otel.loads, 1)
+  t.equal(await until(() => tracing.on(), { what: 'the api loaded' }), true, 'the messages after are traced')
+  t.equal(otel.loads, 1, 'once')
+  t.equal(otel.measured, 1, 'the metrics with it')
+})
+
+t.test('the api is not installed: looked for once, then no spans and no metrics for good', async (t) => {
+  const otel = loader(undefined)
+  const tracing = new Tracing(true, undefined, undefined, otel)
+  await tracing.attach()
+  t.equal(tracing.on(), false)
+  t.equal(otel.loads, 1)
+  t.equal(otel.measured, 0)
+  t.equal(otel.loads, 1, 'not looked for again')
+})
+
+t.test('through the plugin: an SDK set up after registration traces the calls after its first', async (t) => {
+  const restore = withoutOtel(t)
+  const app = await build()
+  app.registerTool({ name: 'add', execute: () => 1 })
+  t.teardown(() => app.close())
+  t.equal((await send(app, modernCall('add', {}))).status, 200)
+  t.same(takeSpans(), [], 'no SDK, no span')
+  restore()
+  t.equal((await send(app, modernCall('add', {}))).status, 200)
+  t.same(takeSpans(), [], 'the first message after it imports the api')
+  // the next ones are traced once the import is done
+  const spans = await until(async () => {
+    t.equal((await send(app, modernCall('add', {}))).status, 200)
+    const taken = takeSpans()
+    return taken.length > 0 ? taken : undefined
+  }, { what: 'a traced call' })
+  t.same(spans.map((span) => span.name), ['tools/call add'])
 })
