@@ -6,7 +6,6 @@
  * by its own library (`~standard.validate`), so a refinement or a transform means what it means there.
  */
 import type { Static as Static034, TOptional as TOptional034, TSchema as TSchema034 } from '@sinclair/typebox'
-import type { Static as Static1, TSchema as TSchema1 } from 'typebox'
 import { isThenable, isTypeBox, kind } from '../values.js'
 
 /**
@@ -55,7 +54,33 @@ export declare namespace StandardJsonSchemaV1 {
 }
 
 /** A TypeBox 1.x schema, as its types mark one (`'~kind'`). */
-export type TypeBox1Schema = TSchema1 & { readonly '~kind': string }
+export interface TypeBox1Schema { readonly '~kind': string }
+
+/**
+ * TypeBox 1.x's static type for the kinds arguments and outputs are made of, read from the schema's
+ * own type; another kind is `unknown`. Not `Static` from 'typebox': importing its types made a
+ * user's compiler load some 350 more files (a small project's `tsc` with `skipLibCheck: false` went
+ * from 18 s to 60 s and 1.2 GB), TypeBox 1.x user or not.
+ */
+export type TypeBox1Static<S> =
+  S extends { readonly '~kind': 'String' } ? string
+    : S extends { readonly '~kind': 'Number' | 'Integer' } ? number
+      : S extends { readonly '~kind': 'Boolean' } ? boolean
+        : S extends { readonly '~kind': 'Null' } ? null
+          : S extends { readonly '~kind': 'Literal', readonly const: infer C } ? C
+            : S extends { readonly '~kind': 'Enum', readonly enum: ReadonlyArray<infer E> } ? E
+              : S extends { readonly '~kind': 'Array', readonly items: infer I } ? Array<TypeBox1Static<I>>
+                : S extends { readonly '~kind': 'Tuple', readonly items: infer T extends readonly unknown[] } ? { -readonly [K in keyof T]: TypeBox1Static<T[K]> }
+                  : S extends { readonly '~kind': 'Union', readonly anyOf: ReadonlyArray<infer U> } ? (U extends unknown ? TypeBox1Static<U> : never)
+                    : S extends { readonly '~kind': 'Object', readonly properties: infer P } ? TypeBox1Object<P>
+                      : S extends { readonly '~kind': 'Record', readonly patternProperties: infer R } ? Record<string, TypeBox1Static<R[keyof R]>>
+                        : unknown
+
+type TypeBox1OptionalKeys<P> = { [K in keyof P]: P[K] extends { readonly '~optional': true } ? K : never }[keyof P]
+type TypeBox1Object<P> = Flatten<
+  { [K in Exclude<keyof P, TypeBox1OptionalKeys<P>>]: TypeBox1Static<P[K]> } &
+  { [K in TypeBox1OptionalKeys<P>]?: TypeBox1Static<P[K]> }
+>
 
 /** Any schema a definition may give: TypeBox 0.34 or 1.x, or a Standard Schema with JSON Schema. */
 export type AnySchema = TSchema034 | TypeBox1Schema | StandardJsonSchemaV1<any, any>
@@ -67,14 +92,14 @@ export type SchemaMap = Record<string, AnySchema>
 export type SchemaInput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
   ? (NonNullable<T> extends { readonly input: infer I } ? I : unknown)
   : S extends TSchema034 ? Static034<S>
-    : S extends TypeBox1Schema ? Static1<S>
+    : S extends TypeBox1Schema ? TypeBox1Static<S>
       : unknown
 
 /** The type a schema gives once it checked a value (Standard Schema's `InferOutput`: a transform's result). */
 export type SchemaOutput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
   ? (NonNullable<T> extends { readonly output: infer O } ? O : unknown)
   : S extends TSchema034 ? Static034<S>
-    : S extends TypeBox1Schema ? Static1<S>
+    : S extends TypeBox1Schema ? TypeBox1Static<S>
       : unknown
 
 /**
