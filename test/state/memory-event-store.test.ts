@@ -2,6 +2,7 @@
 // total bounds (least recently used stream first), idle expiry on replay, by sweep and on its timer,
 // and delete.
 import t from 'tap'
+import { captureIntervals } from '../helpers/timers.js'
 import { MemoryEventStore } from '../../lib/state/memory-event-store.js'
 
 t.test('MemoryEventStore: ids per stream, replay after an id, per-stream and total bounds', async (t) => {
@@ -69,13 +70,7 @@ t.test('MemoryEventStore evicts the least recently used stream, whatever order s
 t.test('MemoryEventStore without a clock uses Date.now and sweeps on an unref\'d timer', async (t) => {
   // the store's timer and clock, captured (both are read when it is built): the sweep runs when
   // the test fires the timer, and Date.now moves on instead of the test waiting the second out
-  const timers: Array<{ fn: () => void, ms: number, unref: boolean }> = []
-  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number) => {
-    const timer = { fn, ms, unref: false }
-    timers.push(timer)
-    return { unref () { timer.unref = true; return this } }
-  }) as any)
-  const cleared = t.capture(globalThis, 'clearInterval', () => {})
+  const { timers, cleared } = captureIntervals(t)
   const realNow = Date.now
   let later = 0
   t.capture(Date, 'now', () => realNow() + later)

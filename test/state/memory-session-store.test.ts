@@ -3,6 +3,7 @@
 // dropped, issue 40) and by idle time, kept in least-recently-used order, on an injected clock: no
 // test here waits for real time to pass.
 import t from 'tap'
+import { captureIntervals } from '../helpers/timers.js'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 import type { Session } from '../../lib/state/session-store.js'
 
@@ -128,13 +129,7 @@ t.test('sweep on an empty store', async (t) => {
 })
 
 t.test('a timer sweeps on its own, unref\'d, at half the idle time within [1s, 60s]', async (t) => {
-  const timers: Array<{ fn: () => void, ms: number, unref: boolean }> = []
-  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number) => {
-    const timer = { fn, ms, unref: false }
-    timers.push(timer)
-    return { unref () { timer.unref = true; return this } }
-  }) as any)
-  const cleared = t.capture(globalThis, 'clearInterval', () => {})
+  const { timers, cleared } = captureIntervals(t)
   const clock = { now: 0 }
   const store = new MemorySessionStore({ maxSessions: 10, idleTimeout: 10_000, now: () => clock.now })
   new MemorySessionStore({ maxSessions: 10, idleTimeout: 100, now: () => 0 }).close()

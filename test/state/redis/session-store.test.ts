@@ -3,6 +3,7 @@
 // every read renews in the same command; bounded per caller and in all across the fleet (issue 40),
 // counted in sorted sets that a bound, a delete and the sweep keep true.
 import t from 'tap'
+import { captureIntervals } from '../../helpers/timers.js'
 import { connect } from '../../../lib/state/redis/connection.js'
 import { RedisSessionStore } from '../../../lib/state/redis/session-store.js'
 import { startRedis } from '../../helpers/redis.js'
@@ -122,13 +123,7 @@ t.test('the sweep forgets what expired, and scores again what lives on; a sessio
 t.test('the sweep runs on its own, every minute, unref\'d; a failing one is harmless; close stops it', async (t) => {
   const redis = await startRedis(t)
   const conn = await connect({ url: redis.url, prefix: '', timeout: 300 }, quiet)
-  const timers: Array<{ fn: () => void, ms: number, unref: boolean }> = []
-  t.capture(globalThis, 'setInterval', ((fn: () => void, ms: number) => {
-    const timer = { fn, ms, unref: false }
-    timers.push(timer)
-    return { unref () { timer.unref = true; return this } }
-  }) as any)
-  const cleared = t.capture(globalThis, 'clearInterval', () => {})
+  const { timers, cleared } = captureIntervals(t)
   let now = Date.now()
   const store = new RedisSessionStore(conn, { idleTimeout: 1000, maxSessions: 10, maxPerCaller: 10 }, () => now)
   t.same(timers.map((timer) => [timer.ms, timer.unref]), [[60_000, true]])
