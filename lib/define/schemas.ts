@@ -6,7 +6,7 @@
  * by its own library (`~standard.validate`), so a refinement or a transform means what it means there.
  */
 import type { Static as Static034, TOptional as TOptional034, TSchema as TSchema034 } from '@sinclair/typebox'
-import { isThenable, isTypeBox, kind } from '../values.js'
+import { isThenable, isTypeBox, kind, plain } from '../values.js'
 
 /**
  * The Standard Schema interfaces (standardschema.dev), as their authors ask libraries to copy them
@@ -195,13 +195,7 @@ export function jsonSchemaOf (value: unknown, side: 'input' | 'output', fail: (m
     }
     if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) fail(`exported as JSON Schema ${kind(exported)}, not an object`)
   }
-  let text: string
-  try {
-    text = JSON.stringify(exported)
-  } catch (err) {
-    fail(`cannot be sent as JSON: ${(err as Error).message}`)
-  }
-  return JSON.parse(text) as Record<string, unknown>
+  return plain(exported as Record<string, unknown>, (message) => fail(`cannot be sent as JSON: ${message}`))
 }
 
 /**
