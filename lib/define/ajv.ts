@@ -101,11 +101,10 @@ const MAX_COMPILED = 4096
  */
 export function compile (schema: Record<string, unknown>): ValidateFunction {
   const dialect = dialectOf(schema.$schema)
-  const checked = withoutAnnotations(schema) as Record<string, unknown>
-  const key = dialect.uri + '\n' + JSON.stringify(checked)
+  const key = dialect.uri + '\n' + keyOf(schema)
   let validate = compiled.get(key)
   if (validate === undefined) {
-    validate = compileNew(checked, dialect)
+    validate = compileNew(withoutAnnotations(schema) as Record<string, unknown>, dialect)
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!)
     compiled.set(key, validate)
   }
@@ -135,6 +134,44 @@ function withoutAnnotations (node: unknown): unknown {
     }
   }
   return out
+}
+
+/**
+ * The text of `withoutAnnotations(node)` as JSON.stringify writes it, made without that copy: the
+ * cache is asked once for every tool, and most asks find a validator (issue 41). The schemas are
+ * JSON by now (copied when registered, or made by a library's export), so no cycle is met here.
+ */
+function keyOf (node: unknown): string {
+  if (Array.isArray(node)) {
+    let text = '['
+    for (let i = 0; i < node.length; i++) text += (i === 0 ? '' : ',') + keyOf(node[i])
+    return text + ']'
+  }
+  if (!isObject(node)) return JSON.stringify(node) ?? 'null'
+  let text = '{'
+  let first = true
+  for (const key in node) {
+    const value = node[key]
+    // left out as JSON.stringify leaves them out
+    if (ANNOTATIONS.has(key) || value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
+    let inner: string
+    if (SCHEMA_MAPS.has(key) && isObject(value)) {
+      inner = '{'
+      let firstName = true
+      for (const name in value) {
+        if (value[name] === undefined) continue
+        inner += (firstName ? '' : ',') + JSON.stringify(name) + ':' + keyOf(value[name])
+        firstName = false
+      }
+      inner += '}'
+    } else {
+      // a value with a toJSON that gives undefined writes 'undefined': no JSON text is that, so no other key matches it
+      inner = SCHEMA_VALUES.has(key) ? keyOf(value) : String(JSON.stringify(value))
+    }
+    text += (first ? '' : ',') + JSON.stringify(key) + ':' + inner
+    first = false
+  }
+  return text + '}'
 }
 
 function compileNew (schema: Record<string, unknown>, dialect: Dialect): ValidateFunction {
