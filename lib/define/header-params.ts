@@ -55,6 +55,22 @@ export const SCHEMA_VALUES: ReadonlySet<string> = new Set([
   'unevaluatedProperties', 'propertyNames', 'contentSchema', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf'
 ])
 
+/** Whether a `header` or `x-mcp-header` keyword is anywhere in the schema (where `extractHeaders` would look). */
+function annotated (node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(annotated)
+  if (!isObject(node)) return false
+  if (Object.hasOwn(node, SUGAR) || Object.hasOwn(node, ANNOTATION)) return true
+  for (const key of Object.keys(node)) {
+    const value = node[key]
+    if (SCHEMA_MAPS.has(key) && isObject(value)) {
+      for (const entry of Object.keys(value)) if (annotated(value[entry])) return true
+    } else if (SCHEMA_VALUES.has(key) && annotated(value)) {
+      return true
+    }
+  }
+  return false
+}
+
 /**
  * Walks `schema`, copying it into the wire form (`header` becomes `x-mcp-header`), and returns the
  * header parameters found. Throws `SakeHeaderDefinitionError` naming the tool and argument for an
@@ -62,6 +78,8 @@ export const SCHEMA_VALUES: ReadonlySet<string> = new Set([
  * `properties` alone.
  */
 export function extractHeaders (tool: string, schema: Json): { schema: Json, headers: HeaderParam[] } {
+  // most tools mirror nothing: their schema is the wire form already, and is not copied again
+  if (!annotated(schema)) return { schema, headers: [] }
   const headers: HeaderParam[] = []
   const seen = new Map<string, string>()
 

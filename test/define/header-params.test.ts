@@ -163,6 +163,18 @@ t.test('names that are not keywords are left alone', async (t) => {
   const tool = withInput(input)
   t.same(tool.wire.modern.inputSchema, input, 'copied unchanged')
   t.same(tool.headers, [])
+  const mirrored = withInput({ ...input, properties: { ...input.properties as object, region: { type: 'string', header: 'Region' } } })
+  t.same(mirrored.headers.map((h) => h.name), ['Region'], 'beside a header that is one')
+  t.same((mirrored.wire.modern.inputSchema as any).$defs, input.$defs, 'they are copied unchanged then too')
+  t.same((mirrored.wire.modern.inputSchema as any)['x-vendor'], input['x-vendor'])
+})
+
+t.test('a schema with no header is the wire schema as it is, not copied again', async (t) => {
+  const schema = object({ a: { type: 'string' }, list: { type: 'array', items: { type: 'object', properties: { b: { type: 'string' } } } } })
+  const { schema: wire, headers } = extractHeaders('demo', schema)
+  t.equal(wire, schema)
+  t.same(headers, [])
+  t.throws(() => extractHeaders('demo', object({ list: { type: 'array', items: [{ type: 'string', header: 'X' }] } })), /not reachable/, 'one deep in a list of subschemas is found (and refused there)')
 })
 
 t.test('extractHeaders copies and never changes its input', async (t) => {
