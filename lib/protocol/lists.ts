@@ -28,11 +28,43 @@ export interface ListOptions {
 /** Sets of filtered pages kept at once (one per combination of held scopes seen). */
 const MAX_FILTERED = 256
 
-/** The serialised pages of one list, per era; `cursors[i]` opens page i. */
-interface Pages {
-  readonly modern: readonly string[]
-  readonly legacy: readonly string[]
-  readonly cursors: ReadonlyMap<string, number>
+/**
+ * The pages of one list: `cursors` opens page i; each page is serialised for an era the first time
+ * it is asked for, and kept. Ten thousand tools are some 8 MB of JSON in two eras, most of it never
+ * asked for in a process's life (a 2026-07-28-only fleet, a first page that lists enough): made at
+ * first use, they cost neither the start-up nor the memory then (issue 41).
+ */
+class Pages {
+  private readonly text: Record<Era, Array<string | undefined>>
+
+  constructor (
+    private readonly key: string,
+    /** The items of each page, with the cursor of the next one (undefined on the last) and the page's ttl. */
+    private readonly slices: ReadonlyArray<{ readonly items: readonly Listed[], readonly next: string | undefined, readonly ttlMs: number }>,
+    private readonly cacheScope: string,
+    private readonly serverInfoMeta: Readonly<Record<string, unknown>>,
+    readonly cursors: ReadonlyMap<string, number>
+  ) {
+    this.text = { modern: new Array(slices.length), legacy: new Array(slices.length) }
+  }
+
+  page (era: Era, index: number): string {
+    return (this.text[era][index] ??= this.serialise(era, index))
+  }
+
+  /** A modern page carries `ttlMs` and `cacheScope`; a legacy page the items alone. */
+  private serialise (era: Era, index: number): string {
+    const { items, next, ttlMs } = this.slices[index]!
+    if (era === 'legacy') return JSON.stringify({ [this.key]: items.map((item) => item.wire.legacy), nextCursor: next })
+    return JSON.stringify({
+      resultType: 'complete',
+      [this.key]: items.map((item) => item.wire.modern),
+      nextCursor: next,
+      ttlMs,
+      cacheScope: this.cacheScope,
+      _meta: this.serverInfoMeta
+    })
+  }
 }
 
 /** What a list page needs of an item: its wire object per era, its own ttl, what it demands. */
@@ -99,7 +131,7 @@ export class ListPages {
     const audiences = filtered ? this.pagesFor(auth) : (this.pages ?? this.paginate(undefined))
     const pages = (apps ? audiences.apps : audiences.plain)[list]
     const index = cursor === undefined ? 0 : pages.cursors.get(cursor)
-    return index === undefined ? undefined : pages[era][index]
+    return index === undefined ? undefined : pages.page(era, index)
   }
 
   /**
@@ -161,33 +193,23 @@ export class ListPages {
   }
 
   /**
-   * Splits items into pages serialised per era: a modern page carries `ttlMs` (the shortest of the
-   * server's ttl and its items' ttls) and `cacheScope`; a legacy page the items alone.
+   * Splits items into pages, serialised per era when first asked for: a page's `ttlMs` is the
+   * shortest of the server's ttl and its items' ttls.
    */
   private paginateList (list: PagedList, items: readonly Listed[], cacheScope: string): Pages {
     const { key, prefix } = SHAPES[list]
     const { pageSize, ttl, serverInfoMeta } = this.options
-    const modern: string[] = []
-    const legacy: string[] = []
     const cursors = new Map<string, number>()
     const cursor = (page: number): string => Buffer.from(`${prefix}:${page}`).toString('base64url')
     const count = Math.max(1, Math.ceil(items.length / pageSize))
+    const slices = []
     for (let page = 0; page < count; page++) {
       const slice = items.slice(page * pageSize, (page + 1) * pageSize)
-      const next = page + 1 < count ? cursor(page + 1) : undefined
       if (page > 0) cursors.set(cursor(page), page)
       // a page is fresh for the shortest ttl among the server and the items on it
       const ttlMs = slice.reduce((min, item) => item.ttl === undefined ? min : Math.min(min, item.ttl), ttl)
-      modern.push(JSON.stringify({
-        resultType: 'complete',
-        [key]: slice.map((item) => item.wire.modern),
-        nextCursor: next,
-        ttlMs,
-        cacheScope,
-        _meta: serverInfoMeta
-      }))
-      legacy.push(JSON.stringify({ [key]: slice.map((item) => item.wire.legacy), nextCursor: next }))
+      slices.push({ items: slice, next: page + 1 < count ? cursor(page + 1) : undefined, ttlMs })
     }
-    return { modern, legacy, cursors }
+    return new Pages(key, slices, cacheScope, serverInfoMeta, cursors)
   }
 }

@@ -68,6 +68,25 @@ t.test('pages, cursors and the last page', async (t) => {
   t.equal(page(reg, 'legacy', first.nextCursor).nextCursor, second.nextCursor)
 })
 
+t.test('a page is serialised for an era when first asked for, once (issue 41)', async (t) => {
+  const reg = registry(2)
+  for (const name of ['a', 'b', 'c']) reg.addTool(tool(name))
+  reg.seal()
+  const stringify = JSON.stringify
+  let calls = 0
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => { calls++; return stringify(...args) }) as typeof stringify
+  t.teardown(() => { JSON.stringify = stringify })
+  const first = reg.toolsPage('modern')
+  t.equal(calls, 1, 'the page asked for, in its era, and nothing else')
+  t.equal(reg.toolsPage('modern'), first, 'then kept: the same text')
+  t.equal(calls, 1)
+  reg.toolsPage('legacy')
+  t.equal(calls, 2, 'the other era, when asked for')
+  reg.toolsPage('modern', JSON.parse(first!).nextCursor)
+  reg.toolsPage('modern', JSON.parse(first!).nextCursor)
+  t.equal(calls, 3, 'the next page once')
+})
+
 t.test('the first page\'s cursor is not a cursor: page one is asked for without one', async (t) => {
   const reg = registry(1)
   reg.addTool(tool('a'))
