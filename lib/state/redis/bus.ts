@@ -21,8 +21,12 @@ export class RedisBus implements Bus {
     this.channel = `${redis.prefix}bus`
     this.subscriber = redis.subscriber(log)
     this.subscriber.on('message', (_channel: string, text: string) => { this.received(text) })
-    // not awaited: the server starts while Redis is away, and ioredis subscribes once it is back
-    this.subscriber.subscribe(this.channel).catch((err: unknown) => log.warn({ err }, 'fastify-sake: the bus could not subscribe to Redis yet'))
+    // on every connection, the first and each after Redis came back (a new connection starts
+    // unsubscribed); not awaited: the server starts while Redis is away. The connection is
+    // made on a later turn, so this listener is there for its first `ready`.
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(this.channel).catch((err: unknown) => log.warn({ err }, 'fastify-sake: the bus could not subscribe to Redis (it will again once Redis is back)'))
+    })
   }
 
   /** Listeners now subscribed (open streams), for tests and metrics. */

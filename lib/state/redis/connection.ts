@@ -65,9 +65,14 @@ export class RedisConnection {
     }
   }
 
-  /** A new connection in subscriber mode (closed with this one): SUBSCRIBE waits for Redis, and resubscribes after a reconnect. */
+  /**
+   * A new connection for a subscriber (closed with this one). Its user subscribes on every `ready`
+   * (see `RedisBus`): ioredis's own `autoResubscribe` sends SUBSCRIBE after a reconnect with no
+   * handler, so a connection closed before Redis answers it (an app closing while Redis comes
+   * back) rejected a promise nobody held: an unhandled rejection, which ends a Node process.
+   */
   subscriber (log: Logger): RedisClient {
-    const client = this.client.duplicate({ enableOfflineQueue: true, autoResubscribe: true, lazyConnect: false })
+    const client = this.client.duplicate({ enableOfflineQueue: true, autoResubscribe: false, lazyConnect: false })
     watch(client, log)
     this.subscribers.push(client)
     return client
