@@ -286,7 +286,8 @@ function objectOf (name: unknown, noun: string, map: Record<string, unknown>, si
     const properties = plain(name, `'${side === 'input' ? 'args' : 'output'}'`, map)
     const required = Object.keys(map).filter((key) => !isOptional(map[key]))
     const wire = objectSchema()
-    if (required.length > 0) wire.required = required
+    // slice: a copy of exactly its length (filter's array keeps room to grow: 120 B a tool, kept for ever)
+    if (required.length > 0) wire.required = required.slice()
     wire.properties = properties
     return { wire, checked: wire, standard: undefined }
   }
@@ -309,7 +310,7 @@ function objectOf (name: unknown, noun: string, map: Record<string, unknown>, si
   const shape = (props: Record<string, unknown>): Record<string, unknown> => {
     // the key order of TypeBox's Type.Object, so a mixed map lists as an all-TypeBox one does
     const schema = objectSchema()
-    if (required.length > 0) schema.required = required
+    if (required.length > 0) schema.required = required.slice() // exactly its length, as above
     schema.properties = props
     return schema
   }
