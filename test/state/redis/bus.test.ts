@@ -75,6 +75,8 @@ t.test('Redis back: each bus subscribes again; a connection closed just as Redis
   await redis.restart()
   await until(() => redis.cli('PUBSUB', 'NUMSUB', 'r:bus') === 'r:bus\n2', { what: 'the two open buses subscribed again' })
   await until(() => warnings.some((w) => w.includes('could not subscribe')), { what: 'the closed one to say its subscription failed' })
+  // the publisher's own connection reconnects on its own schedule, maybe after the subscribers'
+  await until(() => (conns[0]!.client as any).status === 'ready', { what: "the publisher's connection back" })
   await a!.publish({ type: 'listChanged', list: 'tools' })
   await until(() => got.length === 1, { what: 'the event through Redis after it came back' })
   t.same(got, [{ type: 'listChanged', list: 'tools' }])
