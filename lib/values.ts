@@ -37,6 +37,8 @@ export function kind (value: unknown): string {
 /**
  * A JSON copy, detached from the user's object, so a later change there cannot make what is
  * listed differ from what was checked; drops TypeBox's symbol keys and what JSON cannot carry.
+ * Frozen as it is made (what `deepFreeze` would do after, without walking it again; `deepFreeze`
+ * then skips it).
  * `onError` gets the reason when the value cannot be serialised (a BigInt, a cycle).
  *
  * What `JSON.parse(JSON.stringify(value))` gives, made in one walk: the copy shares the user's
@@ -45,7 +47,7 @@ export function kind (value: unknown): string {
  * unboxed, a non-finite number as null, a function, symbol or undefined left out of an object
  * (null in an array), a BigInt or a cycle refused.
  */
-export function plain<T> (value: T, onError: (message: string) => never): T {
+export function plain<T> (value: T, onError: (message: string) => never): Readonly<T> {
   try {
     const copy = jsonCopy(value, '', [])
     if (copy === undefined) throw new TypeError(`${typeof value} is not JSON`)
@@ -77,7 +79,7 @@ function jsonCopy (given: unknown, key: string, open: object[]): unknown {
   if (Array.isArray(value)) {
     const array = new Array<unknown>(value.length)
     for (let i = 0; i < value.length; i++) array[i] = jsonCopy(value[i], String(i), open) ?? null
-    out = array
+    out = Object.freeze(array)
   } else {
     const object: Record<string, unknown> = {}
     for (const name of Object.keys(value)) {
@@ -87,7 +89,7 @@ function jsonCopy (given: unknown, key: string, open: object[]): unknown {
       if (name === '__proto__') Object.defineProperty(object, name, { value: child, enumerable: true, writable: true, configurable: true })
       else object[name] = child
     }
-    out = object
+    out = Object.freeze(object)
   }
   open.pop()
   return out

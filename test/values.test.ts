@@ -38,6 +38,7 @@ t.test('plain: the copy JSON.parse(JSON.stringify(value)) would give, made in on
   t.equal(Object.getPrototypeOf(copy), Object.prototype, "'__proto__' is an own key, as JSON.parse makes it, not the prototype")
   t.equal(Object.is((copy as any).negativeZero, 0), true, '-0 is written 0')
   t.not(copy.list, value.list, 'detached: every object and array is new')
+  t.ok(Object.isFrozen(copy) && Object.isFrozen(copy.list) && Object.isFrozen((copy as any).nested.deeper.made), 'and frozen all the way down as it is made')
   const shared = { big: 'x'.repeat(1000) }
   t.equal(plain(shared, fail).big, shared.big)
   for (const top of [undefined, () => 1, Symbol('s')]) t.throws(() => plain(top, fail), /^refused: /, `a ${typeof top} alone is refused, as JSON.parse refuses undefined`)

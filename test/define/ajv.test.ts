@@ -121,6 +121,14 @@ t.test('compiled once per distinct schema text and dialect, shared across tools;
   t.not(compile({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }), first, 'a keyword beside them does make another')
   t.not(compile({ type: 'object', properties: { id: { type: 'string' } }, allOf: [{ required: ['id'] }] }), first, 'and one in a list of subschemas')
   t.throws(() => compile({ type: 'array', prefixItems: [undefined] }), 'undefined in a list of subschemas is null, as in JSON: not a schema')
+  // values written as JSON writes them, so that values JSON tells apart get validators of their own
+  const distinct = [{ const: true }, { const: false }, { const: 'true' }, { const: 1 }, { const: '1' }, { const: null }, { const: 'null' }, { enum: [1.5, null] }, { enum: [1.5, 'null'] }, { const: { a: [1] } }]
+  t.equal(new Set(distinct.map((schema) => compile(schema))).size, distinct.length, 'true, false, 1, null and their strings are different keys')
+  t.ok(compile({ const: true })({ ...[true] }[0]), 'and each checks its own value')
+  t.notOk(compile({ const: '1' })(1))
+  const long = 'x'.repeat(40)
+  t.equal(compile({ type: 'string', pattern: `^${long}$` }), compile({ type: 'string', pattern: `^${long}$`, description: long }), 'a long string (not kept in the quoting cache) keys the same each time')
+  t.not(compile({ type: 'string', pattern: `^${long}$` }), compile({ type: 'string', pattern: `^${long}y$` }))
   for (let n = 0; n < 4096; n++) compile({ type: 'object', properties: { [`p${n}`]: { type: 'string' } } })
   t.not(compile({ ...shape }), first, 'after 4,096 others, the first was let go and is compiled again')
 })
