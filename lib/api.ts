@@ -15,7 +15,7 @@ import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefin
 import type { DefinedPrompt, PromptArguments, TypedPromptDefinition } from './define/prompt.js'
 import type { SkillDefinition } from './define/skill.js'
 import type { SkillChanges } from './define/registry.js'
-import type { StdioOptions } from './options.js'
+import type { StdioOptions } from './options/stdio.js'
 import type { StdioHandle } from './stdio/transport.js'
 
 /**

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, InjectOptions } from 'fastify'
 import { SakeOptionError } from './errors.js'
-import { resolveOptions, resolveStdioOptions, type ResolvedOptions, type SakeOptions, type StdioOptions } from './options.js'
+import { resolveOptions, type ResolvedOptions, type SakeOptions } from './options/server.js'
+import { resolveStdioOptions, type StdioOptions } from './options/stdio.js'
 import { Registry } from './define/registry.js'
 import type { ToolDefinition } from './define/tool.js'
 import type { ResourceDefinition } from './define/resource.js'
@@ -111,7 +112,7 @@ async function sake (app: FastifyInstance, rawOptions: SakeOptions): Promise<voi
   // stdio connections (lib/stdio/): the same server to a local host that started the process
   const stdioOpen = new Set<StdioTransport>()
   const stdio = async (given?: StdioOptions): Promise<StdioHandle> => {
-    const { input, output, auth: caller, closeOnEnd } = resolveStdioOptions(given)
+    const { input, output, caller, closeOnEnd } = resolveStdioOptions(given)
     // loaded with the first stdio connection (a server over HTTP alone never loads lib/stdio/), before
     // ready: from ready on, stdout is held in the same turn, so nothing else writes to it in between
     const { StdioTransport } = await import('./stdio/transport.js')
@@ -380,7 +381,11 @@ export {
   RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError, ServerProcessError,
   type AuthChallenge, type SkillVerificationReason, type ServerProcessReason
 } from './client/errors.js'
-export type { SakeOptions, SessionOptions, EventOptions, TaskOptions, RedisOptions, RequestStateOptions, SkillsOptions, StdioOptions } from './options.js'
+export type { SakeOptions } from './options/server.js'
+export type { SessionOptions, EventOptions, TaskOptions, RequestStateOptions, StreamOptions, QuestionOptions } from './options/state.js'
+export type { RedisOptions } from './options/redis.js'
+export type { SkillsOptions } from './options/catalog.js'
+export type { StdioOptions } from './options/stdio.js'
 export type { StdioHandle } from './stdio/transport.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/options.js'
 export type { Authentication, ScopeRequirement } from './define/access.js'

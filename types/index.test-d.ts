@@ -23,6 +23,26 @@ await app.register(sake, { name: 'types', version: '1.0.0' })
 await app.register(sake, { path: '/x' })
 // @ts-expect-error ttl is a number of milliseconds
 await app.register(sake, { name: 'x', version: '1', ttl: '5m' })
+// the options' types come from their declarations (issue 42): groups, unions and Fastify's own register options
+await app.register(sake, {
+  name: 'x',
+  version: '1',
+  prefix: '/ai',
+  logLevel: 'warn',
+  sessions: { idleTimeout: 60_000, maxPerCaller: 5 },
+  streams: { maxBuffered: 4096 },
+  redis: { url: 'redis://127.0.0.1:6379', deadAfter: 10_000 },
+  requestState: { keys: ['a'.repeat(44), new Uint8Array(32)] },
+  allowedOrigins: 'cors',
+  skills: { directory: new URL('file:///skills'), directoryRead: false }
+})
+await app.register(sake, { name: 'x', version: '1', redis: 'redis://127.0.0.1:6379' })
+// @ts-expect-error a session bound is a number
+await app.register(sake, { name: 'x', version: '1', sessions: { maxSessions: '10' } })
+// @ts-expect-error the heartbeat is a number of milliseconds
+await app.register(sake, { name: 'x', version: '1', redis: { url: 'redis://x', heartbeat: true } })
+// @ts-expect-error Fastify's logLevel is one of its levels
+await app.register(sake, { name: 'x', version: '1', logLevel: 'loud' })
 
 // ---- args are inferred from `args`
 app.registerTool({

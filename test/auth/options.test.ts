@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import sake, { SakeOptionError, definePrompt } from '../../lib/index.js'
-import { resolveOptions } from '../../lib/options.js'
+import { resolveOptions } from '../../lib/options/server.js'
 import { build } from '../helpers/app.js'
 
 const base = { name: 'test-server', version: '1.0.0' }
