@@ -59,7 +59,9 @@ interface IntegerSpec {
 
 /** The error's words for an integer option. */
 function integerAccepts (spec: Omit<IntegerSpec, 'default'>): string {
-  return spec.max === undefined ? `an integer >= ${spec.min} (${spec.unit})` : `an integer from ${spec.min} to ${spec.max} (${spec.unit}; a Node timer goes no further)`
+  if (spec.max === undefined) return `an integer >= ${spec.min} (${spec.unit})`
+  // the bound of a delay is Node's, not ours: say so, or the user looks for a reason in the option
+  return `an integer from ${spec.min} to ${spec.max} (${spec.unit}${spec.max === MAX_TIMER ? '; a Node timer goes no further' : ''})`
 }
 
 /** Reads an integer within bounds; `fallback` when absent. */

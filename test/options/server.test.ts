@@ -358,7 +358,7 @@ t.test('skills: { directory?, definitions?, maxFileSize?, directoryRead? }, the 
     [{ directory: 3 }, /option 'skills\.directory' must be a folder's path or file: URL/],
     [{ definitions: {} }, /option 'skills\.definitions' must be an array of skill definitions/],
     [{ directoryRead: 'yes' }, /option 'skills\.directoryRead' must be true or false/],
-    [{ maxFileSize: 0 }, /option 'skills\.maxFileSize' must be an integer from 1 to 16777216 \(bytes/],
+    [{ maxFileSize: 0 }, /option 'skills\.maxFileSize' must be an integer from 1 to 16777216 \(bytes\), got 0/],
     [{ directry: 'x' }, /unknown option 'skills\.directry' \(did you mean 'skills\.directory'\?\)/]
   ]
   for (const [skills, message] of refused) t.throws(() => resolveOptions({ ...base, skills: skills as any }), message, JSON.stringify(skills))
