@@ -45,16 +45,18 @@ export function nearest (key: string, known: readonly string[]): string | undefi
   return known.find((k) => distance(lower, k.toLowerCase()) <= (k.length > 5 ? 2 : 1))
 }
 
+const OPTION_WORDS = { noun: 'option', known: 'known options are' }
+
 /**
  * The first key that is not a known option, as a message naming it, the option a typo meant and the
  * known ones; undefined when every key is known. For readers that throw their own error class.
  */
-export function unknownKeyProblem (options: Record<string, unknown>, known: readonly string[], prefix = ''): string | undefined {
+export function unknownKeyProblem (options: Record<string, unknown>, known: readonly string[], prefix = '', words: { readonly noun: string, readonly known: string } = OPTION_WORDS): string | undefined {
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       const near = nearest(key, known)
       const hint = near === undefined ? '' : ` (did you mean '${prefix}${near}'?)`
-      return `unknown option '${prefix}${key}'${hint}; known options are ${known.map((k) => prefix + k).join(', ')}`
+      return `unknown ${words.noun} '${prefix}${key}'${hint}; ${words.known} ${known.map((k) => prefix + k).join(', ')}`
     }
   }
   return undefined

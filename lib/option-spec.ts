@@ -5,13 +5,37 @@
  * (lib/options/) and the client's (lib/client/options.ts) are declared with it.
  */
 import { SakeOptionError } from './errors.js'
-import { fail, got, unknownKeys } from './checks.js'
+import { got, unknownKeyProblem } from './checks.js'
 import { isObject } from './values.js'
+
+/** How a reader's errors speak: the server's (`SakeOptionError`, 'fastify-sake: ...') or the client's. */
+export interface Voice {
+  /** Throws this reader's error with `message` after its prefix. */
+  refuse (message: string): never
+  /** How an unknown key is called in its message: 'option', 'call option'. */
+  readonly noun: string
+  /** How the known keys are introduced: 'known options are', 'known ones are'. */
+  readonly known: string
+}
+
+/** The plugin's: `SakeOptionError`, 'fastify-sake: option ...'. */
+export const SERVER_VOICE: Voice = {
+  refuse (message) { throw new SakeOptionError(`fastify-sake: ${message}`) },
+  noun: 'option',
+  known: 'known options are'
+}
+
+/** Throws the error of an option that is not what it must be. */
+export function refused (voice: Voice, option: string, accepts: string, value: unknown): never {
+  return voice.refuse(`option '${option}' must be ${accepts}, got ${got(value)}`)
+}
 
 /** What a declaration's `read` sees besides the value: the group read so far, and the root's. */
 export interface Reading {
   /** The option's full name, as errors show it (`sessions.maxPerCaller`). */
   readonly name: string
+  /** Whose errors to throw. */
+  readonly voice: Voice
   /** The values of the group's options declared before this one, already read. */
   readonly group: Readonly<Record<string, unknown>>
   /** The group's input as given (for an option that reads a neighbour as given, e.g. Fastify's register options). */
@@ -65,17 +89,17 @@ function integerAccepts (spec: Omit<IntegerSpec, 'default'>): string {
 }
 
 /** Reads an integer within bounds; `fallback` when absent. */
-export function readInteger (value: unknown, name: string, spec: Omit<IntegerSpec, 'default'>, fallback: number): number {
+export function readInteger (value: unknown, name: string, spec: Omit<IntegerSpec, 'default'>, fallback: number, voice: Voice = SERVER_VOICE): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < spec.min || value > (spec.max ?? Number.MAX_SAFE_INTEGER)) {
-    fail(name, integerAccepts(spec), value)
+    refused(voice, name, integerAccepts(spec), value)
   }
   return value
 }
 
 /** An integer option: a count, bytes, milliseconds. */
 export function integer (spec: IntegerSpec): Option<number, number> {
-  return { shown: `\`${spec.default}\``, read: (value, { name }) => readInteger(value, name, spec, spec.default) }
+  return { shown: `\`${spec.default}\``, read: (value, { name, voice }) => readInteger(value, name, spec, spec.default, voice) }
 }
 
 /**
@@ -85,11 +109,11 @@ export function integer (spec: IntegerSpec): Option<number, number> {
 export function perCaller (total: string, spec: { readonly default: number, readonly unit: string }): Option<number, number> {
   return {
     shown: `\`${spec.default}\``,
-    read (value, { name, group }) {
+    read (value, { name, group, voice }) {
       const limit = group[total] as number
-      const bound = readInteger(value, name, { min: 1, unit: spec.unit }, Math.min(spec.default, limit))
+      const bound = readInteger(value, name, { min: 1, unit: spec.unit }, Math.min(spec.default, limit), voice)
       const groupName = name.slice(0, name.lastIndexOf('.'))
-      if (bound > limit) fail(name, `at most ${groupName}.${total} (${limit}): one caller cannot hold more than the server holds in all`, bound)
+      if (bound > limit) refused(voice, name, `at most ${groupName}.${total} (${limit}): one caller cannot hold more than the server holds in all`, bound)
       return bound
     }
   }
@@ -99,9 +123,9 @@ export function perCaller (total: string, spec: { readonly default: number, read
 export function text (required: boolean): Option<string, string | undefined> {
   return {
     shown: required ? 'required' : undefined,
-    read (value, { name }) {
+    read (value, { name, voice }) {
       if (value === undefined && !required) return undefined
-      if (typeof value !== 'string' || value.length === 0) fail(name, 'a non-empty string', value)
+      if (typeof value !== 'string' || value.length === 0) refused(voice, name, 'a non-empty string', value)
       return value
     }
   }
@@ -111,9 +135,9 @@ export function text (required: boolean): Option<string, string | undefined> {
 export function flag (fallback: boolean, accepts = 'true or false'): Option<boolean, boolean> {
   return {
     shown: `\`${fallback}\``,
-    read (value, { name }) {
+    read (value, { name, voice }) {
       const given = value === undefined ? fallback : value
-      if (typeof given !== 'boolean') fail(name, accepts, given)
+      if (typeof given !== 'boolean') refused(voice, name, accepts, given)
       return given
     }
   }
@@ -133,7 +157,7 @@ export function group<D extends Declarations, In = InputOf<D>> (members: D, acce
   return {
     shown: undefined,
     members,
-    read: (value, { name, root }) => readGroup(members, value, name, accepts, root)
+    read: (value, { name, root, voice }) => readGroup(members, value, name, accepts, root, voice)
   }
 }
 
@@ -141,14 +165,16 @@ export function group<D extends Declarations, In = InputOf<D>> (members: D, acce
  * Reads a group's (or the root's) options. `name`: the group's, '' for the root. `root`: the
  * root's values read so far ('' reads the root, whose values are its own).
  */
-export function readGroup<D extends Declarations> (members: D, value: unknown, name: string, accepts: string, root?: Readonly<Record<string, unknown>>): ResolvedOf<D> {
+export function readGroup<D extends Declarations> (members: D, value: unknown, name: string, accepts: string, root?: Readonly<Record<string, unknown>>, voice: Voice = SERVER_VOICE): ResolvedOf<D> {
   const given = value === undefined ? {} : value
-  if (!isObject(given)) fail(name, accepts, value)
+  if (!isObject(given)) refused(voice, name, accepts, value)
   const prefix = name === '' ? '' : `${name}.`
-  unknownKeys(given, Object.keys(members), prefix)
+  const known = Object.keys(members)
+  const unknown = unknownKeyProblem(given, known, prefix, voice)
+  if (unknown !== undefined) voice.refuse(unknown)
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(members)) {
-    out[key] = members[key]!.read(given[key], { name: prefix + key, group: out, given, root: root ?? out })
+  for (const key of known) {
+    out[key] = members[key]!.read(given[key], { name: prefix + key, voice, group: out, given, root: root ?? out })
   }
   return Object.freeze(out) as ResolvedOf<D>
 }
@@ -176,15 +202,15 @@ function listed (names: readonly string[]): string {
 export function implementation<T> (contract: string, methods: readonly string[], optional: readonly string[] = ['close']): Option<T, T | undefined> {
   return {
     shown: 'in memory',
-    read (value, { name }) {
+    read (value, { name, voice }) {
       if (value === undefined) return undefined
-      if (typeof value === 'function') fail(name, `a ${contract} instance (new MyStore()), not a class or a function`, value)
-      if (!isObject(value)) fail(name, `a ${contract} object with ${listed(methods)} methods`, value)
+      if (typeof value === 'function') refused(voice, name, `a ${contract} instance (new MyStore()), not a class or a function`, value)
+      if (!isObject(value)) refused(voice, name, `a ${contract} object with ${listed(methods)} methods`, value)
       for (const method of [...methods, ...optional]) {
         const member = value[method]
         if (typeof member === 'function' || (member === undefined && optional.includes(method))) continue
         const problem = member === undefined ? 'is missing' : `is not a function (got ${got(member)})`
-        throw new SakeOptionError(`fastify-sake: option '${name}' must implement ${contract} (${methods.join(', ')} and optionally ${optional.join(', ')}): its '${method}' method ${problem}`)
+        voice.refuse(`option '${name}' must implement ${contract} (${methods.join(', ')} and optionally ${optional.join(', ')}): its '${method}' method ${problem}`)
       }
       return value as T
     }

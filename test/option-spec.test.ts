@@ -1,7 +1,7 @@
 // The declarations options are made of (issue 42): groups read in order, defaults that depend on a
 // neighbour, unknown keys named, and the list the documentation check walks.
 import t from 'tap'
-import { MAX_TIMER, custom, documented, flag, group, implementation, integer, perCaller, readGroup, text } from '../lib/option-spec.js'
+import { MAX_TIMER, SERVER_VOICE, custom, documented, flag, group, implementation, integer, perCaller, readGroup, text } from '../lib/option-spec.js'
 
 const LIMITS = {
   total: integer({ default: 10, min: 1, unit: 'things' }),
@@ -40,7 +40,7 @@ t.test('each mistake names the option, what it accepts and what it got', async (
 
 t.test('an implementation is an object with the contract\'s methods', async (t) => {
   const store = implementation<object>('Store', ['get', 'set'])
-  const reading = { name: 'x.store', group: {}, given: {}, root: {} }
+  const reading = { name: 'x.store', voice: SERVER_VOICE, group: {}, given: {}, root: {} }
   t.equal(store.read(undefined, reading), undefined, 'absent: the server\'s own')
   const mine = { get () {}, set () {} }
   t.equal(store.read(mine, reading), mine)

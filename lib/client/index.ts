@@ -12,7 +12,8 @@
  * await client.close()
  */
 import { Client } from './client.js'
-import { resolveOptions, type ClientOptions } from './options.js'
+import { resolveOptions } from './read-options.js'
+import type { ClientOptions } from './client-options.js'
 
 /**
  * Makes a client of one MCP endpoint. Nothing is sent until the first call; the options are
@@ -23,7 +24,7 @@ export function createClient (options: ClientOptions): Client {
 }
 
 export { Client }
-export type { ClientOptions, UrlOptions, AppOptions, CommandOptions, CommonOptions, FetchLike, TokenSource, StderrMode } from './options.js'
+export type { ClientOptions, UrlOptions, AppOptions, CommandOptions, CommonOptions, FetchLike, TokenSource, StderrMode } from './client-options.js'
 export type { RequestOptions, ListOptions, CallOptions, ToolCallOptions } from './client.js'
 export type * from './types.js'
 export {

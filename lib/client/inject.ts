@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import type { FetchLike } from './options.js'
+import type { FetchLike } from './client-options.js'
 
 /** Statuses whose response has no body (a `Response` refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304])

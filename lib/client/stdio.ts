@@ -23,7 +23,7 @@ import { META_PROTOCOL_VERSION } from '../spec/meta-keys.js'
 import { factsOf } from '../spec/methods.js'
 import { isObject } from '../values.js'
 import { ServerProcessError, type ServerProcessReason } from './errors.js'
-import type { FetchLike, ProcessOptions } from './options.js'
+import type { FetchLike, ProcessOptions } from './client-options.js'
 
 type Message = Record<string, unknown>
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { resolveOptions, checkCallOptions } from '../../lib/client/options.js'
+import { resolveOptions, checkCallOptions } from '../../lib/client/read-options.js'
 
 const url = 'http://127.0.0.1:3000/mcp'
 
