@@ -10,7 +10,7 @@ import { INTERNAL_ERROR } from '../spec/jsonrpc.js'
 import type { Registry } from '../define/registry.js'
 import { scopesNamed } from '../protocol/access.js'
 import { invalidToken, missingToken } from './challenge.js'
-import type { AuthenticateHook, ResolvedAuth } from './options.js'
+import type { AuthenticateHook, ResolvedAuth } from './auth-options.js'
 import { callerFromClaims, jwksVerifier, toAuthInfo } from './verify.js'
 
 /** RFC 6750 §2.1: `Bearer` then a b64token. */

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { SakeOptionError } from '../errors.js'
 import { perApp } from './per-app.js'
-import type { ResolvedAuth } from './options.js'
+import type { ResolvedAuth } from './auth-options.js'
 
 export const WELL_KNOWN = '/.well-known/oauth-protected-resource'
 

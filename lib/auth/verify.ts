@@ -7,7 +7,7 @@ import type { JWTPayload } from 'jose'
 import { BadCaller, TokenRefused, VerifierUnavailable } from '../errors.js'
 import type { AuthInfo } from '../spec/types.js'
 import { isObject } from '../values.js'
-import type { Caller, ResolvedAuth } from './options.js'
+import type { Caller, ResolvedAuth } from './auth-options.js'
 
 function optionalNumber (caller: Record<string, unknown>, key: string): number | undefined {
   const value = caller[key]

@@ -16,7 +16,7 @@ import type { ResourceDefinition } from '../define/resource.js'
 import type { DefinedPrompt, PromptDefinition } from '../define/prompt.js'
 import { iconsProblem } from '../define/content.js'
 import type { ServerInfo } from '../spec/types.js'
-import { resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from '../auth/options.js'
+import { AUTH, resolveAuth, resolveScopes, type AuthOptions, type ResolvedAuth, type ScopesOption } from '../auth/auth-options.js'
 import { STATE_GROUPS } from './state.js'
 import { REDIS_OPTION } from './redis.js'
 import { ALLOWED_HOSTS, ALLOWED_ORIGINS, OPENAPI, PATH, PREFIX, REGISTER_ONLY, ROUTE_OPTIONS } from './http.js'
@@ -114,7 +114,7 @@ export const SERVER = {
    * Authorization as an OAuth 2.1 resource server: bearer tokens on every request, scopes per
    * tool, step-up, Protected Resource Metadata. Default false: no token, every tool allowed.
    */
-  auth: custom<AuthOptions | false, ResolvedAuth | undefined>('`false`', (value) => resolveAuth(value)),
+  auth: { ...custom<AuthOptions | false, ResolvedAuth | undefined>('`false`', (value) => resolveAuth(value)), members: AUTH },
   /** The scopes tools, resources and prompts may require (`scope`), each with its description. */
   scopes: custom<ScopesOption, ReadonlyMap<string, string>>('`{}`', (value) => resolveScopes(value)),
   /**

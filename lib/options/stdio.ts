@@ -7,7 +7,7 @@ import { fail } from '../checks.js'
 import { isObject } from '../values.js'
 import { custom, flag, readGroup, type InputOf, type ResolvedOf } from '../option-spec.js'
 import type { AuthInfo } from '../spec/types.js'
-import type { Caller } from '../auth/options.js'
+import type { Caller } from '../auth/auth-options.js'
 import { toAuthInfo } from '../auth/verify.js'
 
 function isStream (value: unknown, method: 'read' | 'write'): boolean {
