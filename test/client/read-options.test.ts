@@ -16,6 +16,8 @@ t.test('defaults', async (t) => {
     maxRounds: 10
   })
   t.ok(Object.isFrozen(resolveOptions({ url: new URL(url) })))
+  const answers = { who: { action: 'accept' as const, content: { name: 'Ada' } } }
+  t.match(resolveOptions({ url, fetch: globalThis.fetch, token: 't', headers: { 'x-api-key': 'k' }, onInput: answers }), { fetch: globalThis.fetch, token: 't', headers: { 'x-api-key': 'k' }, onInput: answers }, 'given ones are kept')
   const app = Fastify()
   t.equal(resolveOptions({ app, path: '/x/mcp' }).app, app)
   t.equal(resolveOptions({ url }).process, undefined)

@@ -6,8 +6,8 @@ import { MemoryTaskStore } from '../../lib/state/memory-task-store.js'
 import type { TaskRecord, TaskStore } from '../../lib/state/task-store.js'
 import { subscribe } from '../../lib/protocol/subscription.js'
 import type { Logger } from '../../lib/spec/types.js'
+import { quiet } from '../helpers/logs.js'
 
-const quiet: Logger = { child: () => quiet, error: () => {}, warn: () => {}, info: () => {}, debug: () => {} }
 const now = Date.now()
 const task = (taskId: string): TaskRecord => ({ taskId, version: 0, owner: 'anonymous', protocolVersion: '2026-07-28', status: 'working', createdAt: now, lastUpdatedAt: now, ttl: 60_000 })
 const flush = async (): Promise<void> => await new Promise((resolve) => setImmediate(resolve))

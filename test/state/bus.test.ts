@@ -7,8 +7,7 @@ import { connect } from '../../lib/state/redis/connection.js'
 import { until } from '../helpers/until.js'
 import { startRedis } from '../helpers/redis.js'
 import { busContract } from '../helpers/store-contracts.js'
-
-const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+import { quiet } from '../helpers/logs.js'
 
 busContract(t, 'MemoryBus', (t) => {
   const bus = new MemoryBus()

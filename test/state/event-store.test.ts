@@ -8,8 +8,7 @@ import { RedisEventStore } from '../../lib/state/redis/event-store.js'
 import { sleep } from '../helpers/until.js'
 import { startRedis } from '../helpers/redis.js'
 import { eventStoreContract } from '../helpers/store-contracts.js'
-
-const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+import { quiet } from '../helpers/logs.js'
 
 eventStoreContract(t, 'MemoryEventStore', (t) => {
   const clock = { now: 1_000_000 }

@@ -8,8 +8,7 @@ import { RedisSessionStore } from '../../lib/state/redis/session-store.js'
 import { sleep } from '../helpers/until.js'
 import { startRedis } from '../helpers/redis.js'
 import { sessionStoreContract } from '../helpers/store-contracts.js'
-
-const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+import { quiet } from '../helpers/logs.js'
 
 sessionStoreContract(t, 'MemorySessionStore', (t) => {
   const clock = { now: 1_000_000 }

@@ -7,8 +7,7 @@ import { connect } from '../../lib/state/redis/connection.js'
 import { RedisTaskStore } from '../../lib/state/redis/task-store.js'
 import { startRedis } from '../helpers/redis.js'
 import { taskStoreContract } from '../helpers/store-contracts.js'
-
-const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+import { quiet } from '../helpers/logs.js'
 
 taskStoreContract(t, 'MemoryTaskStore', (t) => {
   const store = new MemoryTaskStore({ maxTasks: 20, maxPerCaller: 5 })

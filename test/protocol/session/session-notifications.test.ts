@@ -5,13 +5,13 @@ import { MemorySessionStore } from '../../../lib/state/memory-session-store.js'
 import type { SessionStore } from '../../../lib/state/session-store.js'
 import { toSession } from '../../../lib/protocol/session/session-notifications.js'
 import type { Logger } from '../../../lib/spec/types.js'
+import { quiet } from '../../helpers/logs.js'
 
 const flush = async (): Promise<void> => await new Promise((resolve) => setImmediate(resolve))
 
 t.test('list changes, its own notifications, subscribed updates; others\' and unsubscribed ones not', async (t) => {
   const store = new MemorySessionStore({ idleTimeout: 60_000, maxSessions: 10 })
   await store.create({ id: 's', protocolVersion: '2025-11-25', client: { info: undefined, capabilities: {} }, initialized: true, createdAt: 0, subscriptions: ['a://x'] })
-  const quiet: Logger = { child: () => quiet, error: () => {}, warn: () => {}, info: () => {}, debug: () => {} }
   const pushed: string[] = []
   const push = (message: string): void => { pushed.push(message) }
   toSession('s', { type: 'listChanged', list: 'prompts' }, store, push, quiet)

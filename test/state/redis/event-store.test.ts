@@ -5,8 +5,7 @@ import t from 'tap'
 import { connect } from '../../../lib/state/redis/connection.js'
 import { RedisEventStore } from '../../../lib/state/redis/event-store.js'
 import { startRedis } from '../../helpers/redis.js'
-
-const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+import { quiet } from '../../helpers/logs.js'
 
 t.test('append, then replay after an id on another connection', async (t) => {
   const redis = await startRedis(t)

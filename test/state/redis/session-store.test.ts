@@ -9,8 +9,8 @@ import { RedisSessionStore } from '../../../lib/state/redis/session-store.js'
 import { startRedis } from '../../helpers/redis.js'
 import { until } from '../../helpers/until.js'
 import type { Session } from '../../../lib/state/session-store.js'
+import { quiet } from '../../helpers/logs.js'
 
-const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
 const session = (id: string, caller?: string): Session => ({
   id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: { elicitation: {} } }, initialized: true, subscriptions: ['a://b'], ...(caller === undefined ? {} : { caller })
 })

@@ -6,8 +6,7 @@ import { RedisTaskStore } from '../../../lib/state/redis/task-store.js'
 import type { TaskRecord, TaskStatus } from '../../../lib/state/task-store.js'
 import { startRedis } from '../../helpers/redis.js'
 import { sleep } from '../../helpers/app.js'
-
-const quiet = { warn () {}, info () {}, error () {}, debug () {}, child () { return quiet } } as any
+import { quiet } from '../../helpers/logs.js'
 
 function record (taskId: string, options: { owner?: string, status?: TaskStatus, createdAt?: number, ttl?: number } = {}): TaskRecord {
   const createdAt = options.createdAt ?? Date.now()
