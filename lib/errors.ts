@@ -8,9 +8,9 @@
  * - tool errors (`ToolError`): thrown or returned by a tool, sent as a result with `isError: true`.
  *
  * The internal ones (not exported from the package: refusals the edge turns into answers, a task's
- * question that was not asked or not answered) are at the end. The client's errors (`RpcError`,
- * `AuthChallengeError`, `HttpError`, `UnansweredInputError`) are in `client/errors.ts`, beside the
- * client; its option error, `SakeClientOptionError`, is here, with the other codes.
+ * question that was not asked or not answered) are at the end. The client's errors are in
+ * `client/errors.ts`, beside the client (not listed here, where a list went stale); its option
+ * error, `SakeClientOptionError`, is here, with the other codes.
  *
  * The codes are API: `docs/errors.md` lists each one, and a test keeps the two in step.
  */

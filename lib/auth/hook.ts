@@ -12,6 +12,7 @@ import { scopesNamed } from '../protocol/access.js'
 import { invalidToken, missingToken } from './challenge.js'
 import type { AuthenticateHook, ResolvedAuth } from './auth-options.js'
 import { callerFromClaims, jwksVerifier, toAuthInfo } from './verify.js'
+import { METHOD, NAME } from '../spec/headers.js'
 
 /** RFC 6750 §2.1: `Bearer` then a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
@@ -62,8 +63,8 @@ async function runHook (hook: AuthenticateHook, request: FastifyRequest, reply: 
  * only: the body decides). Also for an authenticate hook's own 401 without a token (http/routes.ts).
  */
 export function missingFor (metadataUrl: string, registry: Registry, request: FastifyRequest): ProtocolError {
-  const method = request.headers['mcp-method']
-  const name = request.headers['mcp-name']
+  const method = request.headers[METHOD]
+  const name = request.headers[NAME]
   return missingToken(metadataUrl, typeof method === 'string' && typeof name === 'string' ? scopesNamed(registry, method, name) : undefined)
 }
 

@@ -8,7 +8,7 @@ import { AuthChallengeError, HttpError, RpcError, ServerCapabilityError, SkillVe
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO } from '../spec/meta-keys.js'
 import { HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
 import { MODERN_VERSIONS, isLegacyVersion } from '../spec/eras.js'
-import { encodeHeaderValue } from '../spec/headers.js'
+import { LAST_EVENT_ID, METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, WWW_AUTHENTICATE, encodeHeaderValue } from '../spec/headers.js'
 import { NAME_SOURCE } from '../spec/methods.js'
 import { TASKS_EXTENSION } from '../spec/tasks.js'
 import { SKILLS_EXTENSION } from '../spec/skills.js'
@@ -338,7 +338,7 @@ export class Client {
     await this.#stdio?.close()
     if (session === undefined) return
     const headers = await this.#baseHeaders({})
-    headers['mcp-session-id'] = session
+    headers[SESSION_ID] = session
     delete headers['content-type']
     try {
       const res = await this.#fetch(await this.#url(), { method: 'DELETE', headers, signal: AbortSignal.timeout(this.#options.timeout) })
@@ -494,8 +494,8 @@ export class Client {
   async #baseHeaders (extra: Record<string, string>): Promise<Record<string, string>> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
     for (const [name, value] of Object.entries({ ...this.#options.headers, ...extra })) headers[name.toLowerCase()] = value
-    if (this.#version !== undefined) headers['mcp-protocol-version'] = this.#version
-    if (this.#session !== undefined) headers['mcp-session-id'] = this.#session
+    if (this.#version !== undefined) headers[PROTOCOL_VERSION] = this.#version
+    if (this.#session !== undefined) headers[SESSION_ID] = this.#session
     const token = await this.#token()
     if (token !== undefined) headers.authorization = `Bearer ${token}`
     return headers
@@ -504,10 +504,10 @@ export class Client {
   /** The headers of a request: the era's, then `Mcp-Method`, `Mcp-Name` and the call's `Mcp-Param-*`. */
   async #headers (method: string, params: Record<string, unknown>, extra: Record<string, string>): Promise<Record<string, string>> {
     const headers = await this.#baseHeaders(extra)
-    headers['mcp-method'] = method
+    headers[METHOD] = method
     const field = NAME_SOURCE[method]
     const name = field === undefined ? undefined : params[field]
-    if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name)
+    if (typeof name === 'string') headers[NAME] = encodeHeaderValue(name)
     return headers
   }
 
@@ -607,13 +607,13 @@ export class Client {
   #challenge (res: Response, text: string): AuthChallengeError {
     const body = parse(text)
     const rpc = isObject(body) && isObject(body.error) ? rpcErrorOf(body.error, res.status) : undefined
-    return new AuthChallengeError(res.status, parseChallenges(res.headers.get('www-authenticate')), rpc === undefined ? undefined : { code: rpc.code, message: rpc.message, data: rpc.data })
+    return new AuthChallengeError(res.status, parseChallenges(res.headers.get(WWW_AUTHENTICATE)), rpc === undefined ? undefined : { code: rpc.code, message: rpc.message, data: rpc.data })
   }
 
   /** The answer to request `id`: one JSON body, or the response at the end of an event stream. */
   async #read (res: Response, id: number, method: string, exchange: Exchange): Promise<Message> {
     if (res.status === 401 || res.status === 403) throw this.#challenge(res, await res.text())
-    if (method === 'initialize') this.#session = res.headers.get('mcp-session-id') ?? undefined
+    if (method === 'initialize') this.#session = res.headers.get(SESSION_ID) ?? undefined
     const type = res.headers.get('content-type') ?? ''
     if (res.ok && type.startsWith('text/event-stream') && res.body !== null) return await this.#readStream(res.body, id, method, exchange)
     const text = await res.text()
@@ -642,7 +642,7 @@ export class Client {
       }
       // a 2025-11-25 stream may close before its answer (the server's polling): resume it where it stopped
       if (this.#era !== 'legacy' || this.#session === undefined || lastEventId === undefined || resumes === MAX_RESUMES) break
-      const headers = await this.#baseHeaders({ 'last-event-id': lastEventId, accept: 'text/event-stream' })
+      const headers = await this.#baseHeaders({ [LAST_EVENT_ID]: lastEventId, accept: 'text/event-stream' })
       delete headers['content-type']
       const res = await this.#fetch(await this.#url(), { method: 'GET', headers, signal: exchange.signal })
       if (!res.ok || res.body === null) throw new HttpError(res.status, `${method}: resuming the event stream after event ${lastEventId} was answered HTTP ${res.status}`, await res.text())

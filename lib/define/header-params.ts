@@ -4,6 +4,7 @@
  * a tool whose annotation is invalid, so a bad one is a registration error here, not a silent loss.
  */
 import { SakeHeaderDefinitionError } from '../errors.js'
+import { PARAM_PREFIX, SHOWN } from '../spec/headers.js'
 
 /** One argument mirrored into an `Mcp-Param-{name}` request header. */
 export interface HeaderParam {
@@ -143,7 +144,7 @@ export function extractHeaders (tool: string, schema: Json): { schema: Json, hea
       throw new SakeHeaderDefinitionError(`${at} has header '${name}', which clashes with '${other}' (header names must be unique in a tool, compared case-insensitively)`)
     }
     seen.set(lower, name)
-    headers.push({ name, header: 'mcp-param-' + lower, display: 'Mcp-Param-' + name, path: [...path], type })
+    headers.push({ name, header: PARAM_PREFIX + lower, display: SHOWN[PARAM_PREFIX] + name, path: [...path], type })
   }
 
   const wire = walk(schema, [], true, false) as Json

@@ -18,6 +18,7 @@ import { authorize } from './access.js'
 import type { Endpoint } from './endpoint.js'
 import type { Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
+import { METHOD, NAME, PARAM_PREFIX } from '../spec/headers.js'
 
 /** `initialize` inside a batch: a lone one opens a session of its own. */
 const initializeNotAlone = new ProtocolError(INVALID_REQUEST, 'Invalid Request: initialize must be sent alone, without Mcp-Session-Id, as the first request')
@@ -97,7 +98,7 @@ async function answered (endpoint: Endpoint, request: FastifyRequest, session: S
  * argument (the batch's headers cannot mirror each item's body; a 2025 session's are checked only
  * when sent). Hop-by-hop headers belong to the batch's connection.
  */
-const NOT_FORWARDED = new Set(['content-length', 'content-type', 'transfer-encoding', 'accept', 'accept-encoding', 'connection', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade', 'mcp-method', 'mcp-name'])
+const NOT_FORWARDED = new Set(['content-length', 'content-type', 'transfer-encoding', 'accept', 'accept-encoding', 'connection', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade', METHOD, NAME])
 
 /**
  * The batch request's headers for each of its items: credentials, session, version, `Host`,
@@ -109,7 +110,7 @@ function itemHeaders (request: FastifyRequest, requestIdHeader: string | undefin
   const headers: Record<string, string | string[]> = { 'content-type': 'application/json', accept: 'application/json' }
   for (const [name, value] of Object.entries(request.headers)) {
     // HTTP/2's pseudo-headers (`:path`) are the connection's too
-    if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith('mcp-param-') || name.startsWith(':')) continue
+    if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith(PARAM_PREFIX) || name.startsWith(':')) continue
     headers[name] = value
   }
   // HTTP/2 carries the host in `:authority`: the item needs it as `Host` (the Host check, a host's own routing)

@@ -7,12 +7,13 @@
  * and `Mcp-Session-Id` readable by the page's script (else a 2025 client loses its session).
  */
 import type { FastifyRequest } from 'fastify'
+import { LAST_EVENT_ID, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION, RETRY_AFTER, SESSION_ID, SHOWN, WWW_AUTHENTICATE } from '../spec/headers.js'
 
 /** The request headers an MCP client sends, lowercased; `Mcp-Param-*` are checked by prefix. */
-const MCP_REQUEST_HEADERS = new Set(['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'])
+const MCP_REQUEST_HEADERS = new Set(['content-type', 'accept', 'authorization', SESSION_ID, PROTOCOL_VERSION, METHOD, NAME, LAST_EVENT_ID])
 
 /** What a page's script must read: the session, the negotiated version, where to get a token, when to come back. */
-const EXPOSED = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'WWW-Authenticate', 'Retry-After']
+const EXPOSED = [SHOWN[SESSION_ID], SHOWN[PROTOCOL_VERSION], SHOWN[WWW_AUTHENTICATE], SHOWN[RETRY_AFTER]]
 
 /** An origin as @fastify/cors takes it. */
 type Origin = string | RegExp | boolean | ReadonlyArray<string | RegExp> | ((origin: string | undefined, callback: (error: Error | null, allow: boolean | string) => void) => void)
@@ -66,5 +67,5 @@ export function mcpCors (options: McpCorsOptions): McpCorsRegistration {
 }
 
 function allowedHeader (name: string, extra: ReadonlySet<string>): boolean {
-  return MCP_REQUEST_HEADERS.has(name) || extra.has(name) || (name.startsWith('mcp-param-') && name.length > 'mcp-param-'.length)
+  return MCP_REQUEST_HEADERS.has(name) || extra.has(name) || (name.startsWith(PARAM_PREFIX) && name.length > PARAM_PREFIX.length)
 }

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify'
 import { ProtocolError } from '../errors.js'
 import { SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
-import { BASE64_PREFIX as PREFIX, BASE64_SUFFIX as SUFFIX } from '../spec/headers.js'
+import { BASE64_PREFIX as PREFIX, BASE64_SUFFIX as SUFFIX, METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, SHOWN } from '../spec/headers.js'
 import type { CompiledTool } from '../define/tool.js'
 import type { InboundRequest } from '../protocol/inbound.js'
 
@@ -39,7 +39,7 @@ function fieldLines (rawHeaders: readonly string[], name: string): number {
  * such a join, so the common case costs one `includes` and allocates nothing; `rawHeaders` is
  * read only then.
  */
-export function checkOnce (rawHeaders: readonly string[], name: string, display: string, value: string | undefined): void {
+export function checkOnce (rawHeaders: readonly string[], name: string, value: string | undefined, display: string = SHOWN[name as keyof typeof SHOWN]): void {
   if (value === undefined || !value.includes(',')) return
   const lines = fieldLines(rawHeaders, name)
   if (lines > 1) throw mismatch(`${display} header is sent on ${lines} field lines, which are read as one value ${quote(value)}; a gateway may read the first alone: send it once`)
@@ -98,8 +98,8 @@ export function carriedBy (request: FastifyRequest): Carried {
   const { headers } = request
   return {
     accept: headerValue(headers, 'accept'),
-    sessionId: headerValue(headers, 'mcp-session-id'),
-    version: headerValue(headers, 'mcp-protocol-version'),
+    sessionId: headerValue(headers, SESSION_ID),
+    version: headerValue(headers, PROTOCOL_VERSION),
     rawHeaders: request.raw.rawHeaders
   }
 }
@@ -109,8 +109,8 @@ export function carriedBy (request: FastifyRequest): Carried {
  * up) and `MCP-Protocol-Version` (400 + -32020, in both eras).
  */
 export function checkCarried (carried: Carried): void {
-  checkOnce(carried.rawHeaders, 'mcp-session-id', 'Mcp-Session-Id', carried.sessionId)
-  checkOnce(carried.rawHeaders, 'mcp-protocol-version', 'MCP-Protocol-Version', carried.version)
+  checkOnce(carried.rawHeaders, SESSION_ID, carried.sessionId)
+  checkOnce(carried.rawHeaders, PROTOCOL_VERSION, carried.version)
 }
 
 /**
@@ -147,8 +147,8 @@ export function checkSessionHeaders (headers: IncomingHttpHeaders, carried: Carr
  */
 function checkRequestHeaders (headers: IncomingHttpHeaders, rawHeaders: readonly string[], request: InboundRequest, required: boolean): void {
   const { method, target } = request
-  const sentMethod = headerValue(headers, 'mcp-method')
-  checkOnce(rawHeaders, 'mcp-method', 'Mcp-Method', sentMethod)
+  const sentMethod = headerValue(headers, METHOD)
+  checkOnce(rawHeaders, METHOD, sentMethod)
   if (sentMethod === undefined) {
     if (required) throw mismatch(`Mcp-Method header is required and must equal the body's method ${quote(method)}`)
   } else if (sentMethod !== method) {
@@ -165,13 +165,13 @@ function checkNameHeader (headers: IncomingHttpHeaders, rawHeaders: readonly str
   // a body without the field is a malformed request: the method itself answers -32602 for it
   const bodyName = request.name
   if (field === undefined || bodyName === undefined) return
-  const rawName = headerValue(headers, 'mcp-name')
-  checkOnce(rawHeaders, 'mcp-name', 'Mcp-Name', rawName)
+  const rawName = headerValue(headers, NAME)
+  checkOnce(rawHeaders, NAME, rawName)
   if (rawName === undefined) {
     if (required) throw mismatch(`Mcp-Name header is required for ${request.method} and must equal params.${field} ${quote(bodyName)}`)
     return
   }
-  const name = decodeHeaderValue('Mcp-Name', rawName)
+  const name = decodeHeaderValue(SHOWN[NAME], rawName)
   if (name !== bodyName) throw mismatch(`Mcp-Name header value ${quote(name)} does not match body value ${quote(bodyName)}`)
 }
 
@@ -202,7 +202,7 @@ function matches (header: string, body: unknown): boolean {
 function checkParamHeaders (headers: IncomingHttpHeaders, rawHeaders: readonly string[], tool: CompiledTool, args: unknown, required: boolean): void {
   for (const param of tool.headers) {
     const raw = headerValue(headers, param.header)
-    checkOnce(rawHeaders, param.header, param.display, raw)
+    checkOnce(rawHeaders, param.header, raw, param.display)
     const body = valueAt(args, param.path)
     // the names in the messages are built only for a refusal: this loop runs on every call
     if (body === undefined || body === null) {

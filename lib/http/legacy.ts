@@ -18,6 +18,7 @@ import { checkSessionHeaders, type Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
 import { inSession } from './tracing.js'
 import { isThenable } from '../values.js'
+import { SESSION_ID } from '../spec/headers.js'
 
 /** `initialize`: a new session, its id in the `Mcp-Session-Id` header of the answer. */
 export async function handleInitialize (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, inbound: InboundRequest): Promise<FastifyReply> {
@@ -25,7 +26,7 @@ export async function handleInitialize (endpoint: Endpoint, request: FastifyRequ
   const { session, result } = endpoint.sessions.open(endpoint.server, inbound.params, request.mcpAuth?.subject, callerOf(request))
   inSession(request, session)
   await endpoint.sessions.create(session, request.log)
-  reply.header('mcp-session-id', session.id)
+  reply.header(SESSION_ID, session.id)
   return sendJson(reply, 200, resultText(inbound.id, result))
 }
 

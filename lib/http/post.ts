@@ -26,6 +26,7 @@ import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
 import { inboundOf } from './request-info.js'
 import { answeredWith, kTraced, type Traced } from './tracing.js'
+import { PROTOCOL_VERSION } from '../spec/headers.js'
 
 /** What `check` found a POST to be, for the steps after it. */
 type Checked =
@@ -172,7 +173,7 @@ function bindLog (request: FastifyRequest, reply: FastifyReply, inbound: Inbound
 function handleSessionless (request: FastifyRequest, reply: FastifyReply, inbound: Inbound): FastifyReply {
   // only a request's id is echoed: a response's id names a request of ours, not one being answered
   const id = inbound.kind === 'request' ? inbound.id! : null
-  if (isModernVersion(headerValue(request.headers, 'mcp-protocol-version'))) {
+  if (isModernVersion(headerValue(request.headers, PROTOCOL_VERSION))) {
     if (inbound.kind === 'response') {
       return sendError(reply, id, new ProtocolError(INVALID_REQUEST, 'Invalid Request: 2026-07-28 clients must not send JSON-RPC responses', 400))
     }

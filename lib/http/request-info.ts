@@ -16,6 +16,7 @@ import type { McpConfig } from '../define/config.js'
 import { classify, classifyHeaders, type Inbound } from '../protocol/inbound.js'
 import type { Target } from '../protocol/target.js'
 import { carriedBy, decodeHeaderValue, headerValue, valueAt, type Carried } from './headers.js'
+import { METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, SHOWN } from '../spec/headers.js'
 
 /** What an MCP request is, as far as it is known when read (see `verified`). */
 export interface McpRequestInfo {
@@ -89,14 +90,14 @@ function fromBody (inbound: Inbound): McpRequestInfo {
 /** Before the body: what a 2026-07-28 request's headers say (a 2025 request's say little more than its session). */
 function fromHeaders (request: FastifyRequest, registry: Registry): McpRequestInfo {
   const { headers } = request
-  const rawName = headerValue(headers, 'mcp-name')
+  const rawName = headerValue(headers, NAME)
   let name: string | undefined
   try {
-    name = rawName === undefined ? undefined : decodeHeaderValue('Mcp-Name', rawName)
+    name = rawName === undefined ? undefined : decodeHeaderValue(SHOWN[NAME], rawName)
   } catch {
     name = undefined // a malformed header: the plugin's own check refuses it once the body is read
   }
-  const told = classifyHeaders(registry, headerValue(headers, 'mcp-protocol-version'), headerValue(headers, 'mcp-session-id'), headerValue(headers, 'mcp-method'), name)
+  const told = classifyHeaders(registry, headerValue(headers, PROTOCOL_VERSION), headerValue(headers, SESSION_ID), headerValue(headers, METHOD), name)
   const { target } = told
   let mirrored = NO_PARAMS
   if (target?.kind === 'tool' && target.headers.length > 0) {

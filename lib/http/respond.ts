@@ -2,6 +2,7 @@
 import type { FastifyReply } from 'fastify'
 import { AuthorizationError, QuotaExceededError, ShuttingDownError, type ProtocolError } from '../errors.js'
 import { errorBody, type RequestId } from '../spec/jsonrpc.js'
+import { RETRY_AFTER, WWW_AUTHENTICATE } from '../spec/headers.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -12,9 +13,9 @@ export function sendJson (reply: FastifyReply, status: number, json: string): Fa
 
 /** Sends a JSON-RPC error, with the HTTP status the error carries. */
 export function sendError (reply: FastifyReply, id: RequestId | null, error: ProtocolError): FastifyReply {
-  if (error instanceof AuthorizationError) reply.header('www-authenticate', error.challenge)
-  else if (error instanceof ShuttingDownError) reply.header('retry-after', String(error.retryAfter)).header('connection', 'close')
-  else if (error instanceof QuotaExceededError) reply.header('retry-after', String(error.retryAfter))
+  if (error instanceof AuthorizationError) reply.header(WWW_AUTHENTICATE, error.challenge)
+  else if (error instanceof ShuttingDownError) reply.header(RETRY_AFTER, String(error.retryAfter)).header('connection', 'close')
+  else if (error instanceof QuotaExceededError) reply.header(RETRY_AFTER, String(error.retryAfter))
   return sendJson(reply, error.status, JSON.stringify(errorBody(id, error)))
 }
 

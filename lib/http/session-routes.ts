@@ -11,6 +11,7 @@ import { sessionNotFound } from '../protocol/session/sessions.js'
 import type { Endpoint } from './endpoint.js'
 import { checkOnce, headerValue } from './headers.js'
 import { sendError } from './respond.js'
+import { SESSION_ID } from '../spec/headers.js'
 
 /** What this endpoint serves, for the `Allow` header of its 405s: GET has no stream to open yet. */
 const ALLOW = 'POST, DELETE'
@@ -23,8 +24,8 @@ export function methodNotAllowed (reply: FastifyReply, message: string): Fastify
 
 /** `Mcp-Session-Id`, sent once (a gateway routing on its first line would reach another session than the joined value names). */
 function sessionIdOf (request: FastifyRequest): string | undefined {
-  const sessionId = headerValue(request.headers, 'mcp-session-id')
-  checkOnce(request.raw.rawHeaders, 'mcp-session-id', 'Mcp-Session-Id', sessionId)
+  const sessionId = headerValue(request.headers, SESSION_ID)
+  checkOnce(request.raw.rawHeaders, SESSION_ID, sessionId)
   return sessionId
 }
 

@@ -5,6 +5,32 @@
  * encodes with it.
  */
 
+/**
+ * The headers the protocol names, lower-cased as Node.js gives them (and as `reply.header` and
+ * `fetch` take them), and as messages and CORS spell them: the one place each is written.
+ */
+export const SESSION_ID = 'mcp-session-id'
+export const PROTOCOL_VERSION = 'mcp-protocol-version'
+export const METHOD = 'mcp-method'
+export const NAME = 'mcp-name'
+/** Before the parameter's own name (`Mcp-Param-Region`). */
+export const PARAM_PREFIX = 'mcp-param-'
+export const LAST_EVENT_ID = 'last-event-id'
+export const WWW_AUTHENTICATE = 'www-authenticate'
+export const RETRY_AFTER = 'retry-after'
+
+/** How messages (and `Access-Control-Expose-Headers`) spell them. */
+export const SHOWN = Object.freeze({
+  [SESSION_ID]: 'Mcp-Session-Id',
+  [PROTOCOL_VERSION]: 'MCP-Protocol-Version',
+  [METHOD]: 'Mcp-Method',
+  [NAME]: 'Mcp-Name',
+  [PARAM_PREFIX]: 'Mcp-Param-',
+  [LAST_EVENT_ID]: 'Last-Event-ID',
+  [WWW_AUTHENTICATE]: 'WWW-Authenticate',
+  [RETRY_AFTER]: 'Retry-After'
+})
+
 /** The sentinel that wraps a base64 header value: `=?base64?{Base64(UTF-8)}?=` (case-sensitive). */
 export const BASE64_PREFIX = '=?base64?'
 export const BASE64_SUFFIX = '?='

@@ -20,6 +20,7 @@ import { sendError } from '../respond.js'
 import { callerOf } from '../caller.js'
 import type { Quota } from '../../state/quota.js'
 import { SseConnection, streamNotAcceptable, type SseOptions, type StreamName } from './sse.js'
+import { LAST_EVENT_ID } from '../../spec/headers.js'
 
 /** How often a stream running on another instance is read again from the event store, in ms. */
 const FOLLOW_INTERVAL = 100
@@ -71,7 +72,7 @@ export class SessionStreams {
     const canResume = isResumable('legacy', session.protocolVersion)
     const ownStream = `${session.id}/get`
     let missed: Replay | undefined
-    const lastEventId = headerValue(request.headers, 'last-event-id')
+    const lastEventId = headerValue(request.headers, LAST_EVENT_ID)
     if (canResume && lastEventId !== undefined) {
       const replay = await this.events.replay(lastEventId)
       // an id of another session's stream is treated as unknown: never replay someone else's events

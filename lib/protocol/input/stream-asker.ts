@@ -8,9 +8,6 @@ import { isObject } from '../../values.js'
 import type { Call } from '../call.js'
 import { askOnce, type Asker, type InputMethod, type InputRequest } from './asker.js'
 
-/** What a 2025 answer that names no key is taken to answer: the question its JSON-RPC id names. */
-export const LEGACY_KEY = 'legacy'
-
 /** The 2025 asker: one request per key (asked again, the same answer), on the call's stream. */
 export class StreamAsker implements Asker {
   private readonly asked = new Map<string, Promise<unknown>>()
