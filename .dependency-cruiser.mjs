@@ -7,7 +7,7 @@
 //                               'fastify', lib/http or lib/auth, and only the top layer imports it)
 //   auth:     lib/auth/**
 //   protocol: lib/protocol/**   (never imports 'fastify', not even types)
-//   define:   lib/define/**     (only lib/define/context.ts may import fastify, type-only)
+//   define:   lib/define/**     (only lib/define/handler-context.ts may import fastify, type-only)
 //   state:    lib/state/**
 //   bottom:   lib/spec/**, lib/errors.ts, lib/values.ts, lib/checks.ts
 //
@@ -62,11 +62,11 @@ export default {
     layer('protocol', PROTOCOL, [TOP, HTTP, STDIO, AUTH],
       'lib/protocol must not import lib/auth, lib/http or the top layer: return an outcome (a result or ' +
       'an error from errors.ts) and let http/ turn it into a reply or a 401/403 challenge; the ' +
-      'per-request scope check lives in lib/protocol/access.ts, the requirement type in lib/define/access.ts.'),
+      'per-request scope check lives in lib/protocol/access-check.ts, the requirement type in lib/define/requirement.ts.'),
     layer('define', DEFINE, [TOP, HTTP, STDIO, AUTH, PROTOCOL],
       'lib/define must not import lib/protocol, lib/auth, lib/http or the top layer: move the type it ' +
       'needs down (wire types to lib/spec/, AuthInfo and friends to lib/spec/types.ts, the requirement ' +
-      'to lib/define/access.ts) or take it as a parameter.'),
+      'to lib/define/requirement.ts) or take it as a parameter.'),
     layer('state', STATE, [TOP, HTTP, STDIO, AUTH, PROTOCOL, DEFINE],
       'lib/state must not import lib/define or any layer above it: it stores plain data; move the type it ' +
       'needs to lib/spec/types.ts (or another bottom file) and import it from there.'),
@@ -142,19 +142,19 @@ export default {
     {
       name: 'lower-layers-no-fastify',
       severity: 'error',
-      comment: "Only the top layer, lib/http and lib/auth may import 'fastify'; lib/define/context.ts may " +
+      comment: "Only the top layer, lib/http and lib/auth may import 'fastify'; lib/define/handler-context.ts may " +
         '`import type` from it. Use the plain types of lib/spec/types.ts, or the context types of ' +
-        'lib/define/context.ts.',
-      from: { path: [DEFINE, STATE, BOTTOM], pathNot: '^lib/define/context\\.ts$' },
+        'lib/define/handler-context.ts.',
+      from: { path: [DEFINE, STATE, BOTTOM], pathNot: '^lib/define/handler-context\\.ts$' },
       to: { path: FASTIFY }
     },
     {
       name: 'define-context-fastify-type-only',
       severity: 'error',
-      comment: 'lib/define/context.ts may only `import type { ... } from \'fastify\'` (the whole statement ' +
+      comment: 'lib/define/handler-context.ts may only `import type { ... } from \'fastify\'` (the whole statement ' +
         'type-only: with verbatimModuleSyntax, `import { type X }` still loads the package), never a ' +
         'run-time import: the define layer must not load Fastify.',
-      from: { path: '^lib/define/context\\.ts$' },
+      from: { path: '^lib/define/handler-context\\.ts$' },
       // Not `dependencyTypesNot: ['type-only']`: dependency-cruiser calls `import f, { type X } from`
       // and `import { type X } from` type-only, yet tsc (verbatimModuleSyntax) keeps both at run time.
       // preCompilationOnly comes from the emitted JavaScript; it needs tsPreCompilationDeps: 'specify'

@@ -334,7 +334,7 @@ export type {
 export type {
   AnySchema, SchemaMap, SchemaInput, SchemaOutput, StandardSchemaV1, StandardJsonSchemaV1, TypeBox1Schema
 } from './define/schemas.js'
-export type { RequestContext, ToolContext, CompletionContext } from './define/context.js'
+export type { RequestContext, ToolContext, CompletionContext } from './define/handler-context.js'
 export type { AuthInfo, ClientInfo, ServerInfo } from './spec/types.js'
 export type { LogLevel } from './spec/log-levels.js'
 export type { RegisterTool, RegisterResource, RegisterPrompt, RegisterSkill, McpView, ToolInfo, ListedInfo } from './api.js'
@@ -388,7 +388,7 @@ export type { SkillsOptions } from './options/catalog.js'
 export type { StdioOptions } from './options/stdio.js'
 export type { StdioHandle } from './stdio/transport.js'
 export type { AuthOptions, Caller, VerifyToken, AuthenticateHook, ScopesOption } from './auth/auth-options.js'
-export type { Authentication, ScopeRequirement } from './define/access.js'
+export type { Authentication, ScopeRequirement } from './define/requirement.js'
 export type { ScopeInfo } from './auth/scopes.js'
 export { mcpScopes, type AppScopeInfo, type ServerScopeInfo } from './auth/catalogue.js'
 export type { Session, SessionStore } from './state/session-store.js'

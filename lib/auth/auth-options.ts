@@ -8,7 +8,7 @@ import { SakeOptionError } from '../errors.js'
 import { fail, got, isScopeToken } from '../checks.js'
 import { custom, readGroup, type InputOf, type Option } from '../option-spec.js'
 import { isObject } from '../values.js'
-import { CLOCK_SKEW } from '../protocol/access.js'
+import { CLOCK_SKEW } from '../protocol/access-check.js'
 
 /** The verified caller, as a verifier returns it (`verify`, or `caller` after `authenticate`). */
 export interface Caller {

@@ -2,13 +2,13 @@
  * The `onRequest` hook of the MCP routes when `auth` is on: finds the bearer token, has it
  * verified, and puts the caller on `request.mcpAuth`, before the body is even read (an anonymous
  * caller never costs us a parse). What the caller may then do is checked once the body says what
- * it asks for (`protocol/access.ts`, called by the HTTP edge).
+ * it asks for (`protocol/access-check.ts`, called by the HTTP edge).
  */
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { BadCaller, ProtocolError, TokenRefused, VerifierUnavailable } from '../errors.js'
 import { INTERNAL_ERROR } from '../spec/jsonrpc.js'
 import type { Registry } from '../define/registry.js'
-import { scopesNamed } from '../protocol/access.js'
+import { scopesNamed } from '../protocol/access-check.js'
 import { invalidToken, missingToken } from './challenge.js'
 import type { AuthenticateHook, ResolvedAuth } from './auth-options.js'
 import { callerFromClaims, jwksVerifier, toAuthInfo } from './verify.js'

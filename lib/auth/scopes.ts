@@ -1,5 +1,5 @@
 /** `app.mcp.scopes()`: every declared scope, what it is for, and what needs it (for a consent page). */
-import type { Requirement } from '../define/access.js'
+import type { Requirement } from '../define/requirement.js'
 import type { Registry } from '../define/registry.js'
 
 export interface ScopeInfo {

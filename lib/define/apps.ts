@@ -5,7 +5,7 @@
  */
 import { APP_MIME_TYPE, UI_SCHEME } from '../spec/apps.js'
 import { isObject, kind } from '../values.js'
-import type { RequestContext } from './context.js'
+import type { RequestContext } from './handler-context.js'
 
 /** Origins an app may reach, each list mapping to CSP directives the host builds (empty: none). */
 export interface UiCsp {

@@ -14,8 +14,8 @@ import { isContent, type ContentBlock, type Icon } from './content.js'
 import { checkCommonFields, checkKnownKeys } from './common-fields.js'
 import type { McpConfig } from './config.js'
 import type { CompletionReturn } from './resource.js'
-import type { CompletionContext, RequestContext } from './context.js'
-import { requirementOf, type Requirement, type ScopeRequirement } from './access.js'
+import type { CompletionContext, RequestContext } from './handler-context.js'
+import { requirementOf, type Requirement, type ScopeRequirement } from './requirement.js'
 
 /**
  * A prompt argument: a string schema of TypeBox (`Type.String()`, `StringEnum([...])`, or

@@ -5,7 +5,7 @@
  */
 import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError, SakeResourceDefinitionError, SakeSkillDefinitionError, SakeToolDefinitionError } from '../errors.js'
 import { DIRECTORY_MIME_TYPE, SKILL_MD, SKILL_SCHEME } from '../spec/skills.js'
-import type { Requirement } from './access.js'
+import type { Requirement } from './requirement.js'
 import { compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill, type DirectoryChild, type SkillDefinition, type SkillDirectoryDefinition, type SkillLimits } from './skill.js'
 import { readSkillFolder } from './skill-folder.js'
 import { compileResource, type CompiledResource, type ResourceDefinition } from './resource.js'

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { SakeSkillDefinitionError } from '../errors.js'
 import { SKILL_MD } from '../spec/skills.js'
 import { kind } from '../values.js'
-import type { ScopeRequirement } from './access.js'
+import type { ScopeRequirement } from './requirement.js'
 import type { SkillDirectoryDefinition, SkillFilesDefinition, SkillLimits } from './skill.js'
 
 const KEYS = new Set(['directory', 'prefix', 'scope', 'path', 'files', 'resources'])

@@ -2,11 +2,11 @@
  * What completes the arguments of a target (a tool, a prompt, a resource template): its `complete`
  * callback, the names it completes, and the checks and cap on what the callback returns. Two
  * places ask: `completion/complete` (`methods/completion.ts`), and a form that offers a handler's
- * own values (`ctx.elicit.form(..., { complete })`, `context.ts`).
+ * own values (`ctx.elicit.form(..., { complete })`, `call-context.ts`).
  */
 import { MAX_COMPLETION_VALUES } from '../spec/completion.js'
 import { isObject } from '../values.js'
-import type { CompletionContext } from '../define/context.js'
+import type { CompletionContext } from '../define/handler-context.js'
 import type { CompletionReturn } from '../define/resource.js'
 import { describeTarget, type Target } from './target.js'
 

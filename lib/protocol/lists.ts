@@ -8,7 +8,7 @@
  */
 import type { Era } from '../spec/eras.js'
 import type { AuthInfo } from '../spec/types.js'
-import { allows, type Requirement } from '../define/access.js'
+import { allows, type Requirement } from '../define/requirement.js'
 import type { Registry } from '../define/registry.js'
 
 /** The paged lists: the tools, the fixed resources, the resource templates, the prompts, the skills. */

@@ -16,7 +16,7 @@ import type { Bus } from '../state/bus.js'
 import type { Liveness } from '../state/liveness.js'
 import type { QuotaBounds } from '../state/quota.js'
 import { Tasks } from './tasks/lifecycle.js'
-import { CLOCK_SKEW } from './access.js'
+import { CLOCK_SKEW } from './access-check.js'
 
 export interface ServerContext {
   readonly info: ServerInfo

@@ -5,7 +5,7 @@
  * and carried on the call (`call.target`): the header checks, authorization, the streaming
  * decision and the method all use that one answer.
  */
-import type { Requirement } from '../define/access.js'
+import type { Requirement } from '../define/requirement.js'
 import type { CompiledPrompt } from '../define/prompt.js'
 import type { FoundDirectory, FoundResource, InSkill } from '../define/registry.js'
 import type { CompiledSkill } from '../define/skill.js'

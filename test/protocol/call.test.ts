@@ -11,7 +11,7 @@ import { errorBody, notificationText, resultText, type RequestId } from '../../l
 import type { ClientAnswer, Logger } from '../../lib/spec/types.js'
 import { MemoryLiveness } from '../../lib/state/liveness.js'
 import { Registry } from '../../lib/define/registry.js'
-import type { ToolContext } from '../../lib/define/context.js'
+import type { ToolContext } from '../../lib/define/handler-context.js'
 import { MemoryBus } from '../../lib/state/memory-bus.js'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 import { MemoryTaskStore } from '../../lib/state/memory-task-store.js'

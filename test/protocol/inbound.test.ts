@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import { ProtocolError } from '../../lib/errors.js'
 import { Registry } from '../../lib/define/registry.js'
 import { classify, classifyHeaders, readModernMeta, targetOf } from '../../lib/protocol/inbound.js'
-import { scopesNamed } from '../../lib/protocol/access.js'
+import { scopesNamed } from '../../lib/protocol/access-check.js'
 
 const V = 'io.modelcontextprotocol/protocolVersion'
 const CAPS = 'io.modelcontextprotocol/clientCapabilities'

@@ -13,7 +13,7 @@ import { CALL_TOOL } from '../../spec/methods.js'
 import { audio, image } from '../../define/content.js'
 import type { CompiledTool } from '../../define/tool.js'
 import { toolError } from '../../define/result.js'
-import type { ToolContext } from '../../define/context.js'
+import type { ToolContext } from '../../define/handler-context.js'
 import type { McpRequestInfo } from '../request-info.js'
 import type { Part, Placement } from './schema.js'
 

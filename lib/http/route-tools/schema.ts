@@ -11,7 +11,7 @@ import { isObject, isTypeBox, kind } from '../../values.js'
 import { jsonSchemaOf, schemaKind } from '../../define/schemas.js'
 import type { McpConfig } from '../../define/config.js'
 import type { ToolAnnotations } from '../../define/tool.js'
-import type { Authentication, ScopeRequirement } from '../../define/access.js'
+import type { Authentication, ScopeRequirement } from '../../define/requirement.js'
 import type { Icon } from '../../define/content.js'
 
 /** `config.mcp` of a route: how the route is offered as an MCP tool. */

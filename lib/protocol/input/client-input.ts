@@ -99,7 +99,7 @@ function checkedForm (plain: Record<string, unknown>): Record<string, unknown> {
   return plain
 }
 
-/** A handler's own completions, for a form that offers them (`context.ts` makes it). */
+/** A handler's own completions, for a form that offers them (`call-context.ts` makes it). */
 export interface Offers {
   /** The target, for messages: `tool 'deploy'`. */
   readonly what: string

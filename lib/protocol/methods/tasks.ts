@@ -13,7 +13,7 @@ import { describe, isObject } from '../../values.js'
 import type { CompiledTool } from '../../define/tool.js'
 import type { Call } from '../call.js'
 import type { ServerContext } from '../server.js'
-import { taskRefusalOf } from '../access.js'
+import { taskRefusalOf } from '../access-check.js'
 import { resultJson } from '../results.js'
 import { ownerOf, type Outcome } from '../tasks/lifecycle.js'
 import { relay } from '../tasks/questions.js'
@@ -164,7 +164,7 @@ async function recordOf (server: ServerContext, call: Call): Promise<TaskRecord>
   return record
 }
 
-/** Why this call's caller may not read `record` (`protocol/access.ts`); never with no caller known (auth off, stdio without `caller`). */
+/** Why this call's caller may not read `record` (`protocol/access-check.ts`); never with no caller known (auth off, stdio without `caller`). */
 function refusalFor (server: ServerContext, call: Call, record: TaskRecord): ProtocolError | undefined {
   return call.auth === undefined ? undefined : taskRefusalOf(server.registry, record, call.auth, server.clockSkew)
 }

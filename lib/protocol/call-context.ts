@@ -9,7 +9,7 @@
 import { SEVERITY, type LogLevel } from '../spec/log-levels.js'
 import type { Logger } from '../spec/types.js'
 import { isObject } from '../values.js'
-import type { CompletionContext, RequestContext } from '../define/context.js'
+import type { CompletionContext, RequestContext } from '../define/handler-context.js'
 import type { Elicit, RootsOutcome, SampleOutcome, SamplingParams } from '../define/input.js'
 import type { Call, Channel } from './call.js'
 import { completerOf, completionOf, wholeList } from './completer.js'

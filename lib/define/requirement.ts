@@ -1,7 +1,7 @@
 /**
  * What a tool, resource or prompt demands of its caller: `scope` (all three) and `authentication`
  * (tools), checked at registration and kept on the compiled item. The per-request check against
- * the verified caller is the protocol's (`protocol/access.ts`).
+ * the verified caller is the protocol's (`protocol/access-check.ts`).
  */
 import { isScopeToken } from '../checks.js'
 import { isObject } from '../values.js'

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { AccessRefusal, type ProtocolError } from '../errors.js'
-import { refusalOf } from '../protocol/access.js'
+import { refusalOf } from '../protocol/access-check.js'
 import type { Target } from '../protocol/target.js'
 import { challengeFor } from '../auth/challenge.js'
 import type { Endpoint } from './endpoint.js'

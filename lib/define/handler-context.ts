@@ -1,7 +1,7 @@
 /**
  * The context handlers receive, as users see it: who asks and over what (every handler), plus a
  * tool's ways to talk back while it runs. The protocol core implements these
- * (`protocol/context.ts`). The one file below the HTTP layer
+ * (`protocol/call-context.ts`). The one file below the HTTP layer
  * that names Fastify, and only its types: `ctx.request` is the request carrying the call.
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'

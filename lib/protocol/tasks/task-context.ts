@@ -4,7 +4,7 @@
  */
 import type { InputSettings, Asker } from '../input/asker.js'
 import type { Call } from '../call.js'
-import { CallContext } from '../context.js'
+import { CallContext } from '../call-context.js'
 
 export class TaskContext extends CallContext {
   private readonly taskAsker: Asker
