@@ -9,7 +9,7 @@ import type { McpRequestInfo } from './http/request-info.js'
 import type { McpRouteConfig } from './http/route-tools/schema.js'
 import type {
   ArgsOf, ArgsToolDefinition, DefinedTool, JsonSchemaToolDefinition, OutputSpec, SchemaToolDefinition
-} from './define/tool.js'
+} from './define/tool-definition.js'
 import type { AnySchema, SchemaMap, SchemaOutput } from './define/schemas.js'
 import type { FixedResourceDefinition, ResourceDefinition, TemplateResourceDefinition } from './define/resource.js'
 import type { DefinedPrompt, PromptArguments, TypedPromptDefinition } from './define/prompt.js'

@@ -12,7 +12,7 @@ import { SakeOptionError } from './errors.js'
 import { resolveOptions, type ResolvedOptions, type SakeOptions } from './options/server.js'
 import { resolveStdioOptions, type StdioOptions } from './options/stdio.js'
 import { Registry } from './define/registry.js'
-import type { ToolDefinition } from './define/tool.js'
+import type { ToolDefinition } from './define/tool-definition.js'
 import type { ResourceDefinition } from './define/resource.js'
 import type { PromptDefinition } from './define/prompt.js'
 import { MemorySessionStore } from './state/memory-session-store.js'
@@ -326,11 +326,11 @@ export default plugin
 export { plugin as sake }
 
 export { Type, type Static, type TSchema } from '@sinclair/typebox'
-export { defineTool, StringEnum } from './define/tool.js'
+export { defineTool, StringEnum } from './define/tool-definition.js'
 export type {
   ToolDefinition, DefinedTool, ToolAnnotations, OutputSpec, OutputOf, ToolReturn,
   ArgsToolDefinition, SchemaToolDefinition, JsonSchemaToolDefinition, Prepared, ArgumentName, ArgsOf
-} from './define/tool.js'
+} from './define/tool-definition.js'
 export type {
   AnySchema, SchemaMap, SchemaInput, SchemaOutput, StandardSchemaV1, StandardJsonSchemaV1, TypeBox1Schema
 } from './define/schemas.js'

@@ -10,7 +10,8 @@ import { compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill
 import { readSkillFolder } from './skill-folder.js'
 import { compileResource, type CompiledResource, type ResourceDefinition } from './resource.js'
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './prompt.js'
-import { compileTool, type CompiledTool, type ToolDefinition } from './tool.js'
+import { compileTool, type CompiledTool } from './tool.js'
+import type { ToolDefinition } from './tool-definition.js'
 
 /** A resource a URI names: the fixed one, or a template with the variables the URI gave it. */
 export interface FoundResource {

@@ -4,7 +4,8 @@
 // becomes on the wire is in tool.test.ts.
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { compileTool, type ToolDefinition } from '../../lib/define/tool.js'
+import { compileTool } from '../../lib/define/tool.js'
+import type { ToolDefinition } from '../../lib/define/tool-definition.js'
 import { compile } from '../../lib/define/ajv.js'
 
 const execute = (): string => 'ok'

@@ -3,7 +3,8 @@
 // options; the wire each audience gets; every mistake a registration error naming what to change.
 import t from 'tap'
 import { Registry } from '../../lib/define/registry.js'
-import { compileTool, type ToolDefinition } from '../../lib/define/tool.js'
+import { compileTool } from '../../lib/define/tool.js'
+import type { ToolDefinition } from '../../lib/define/tool-definition.js'
 import { compileResource, type ResourceDefinition } from '../../lib/define/resource.js'
 import { UI_TTL, inlineUiResource, isUiUri, uiMetaProblem, visibilityOf } from '../../lib/define/apps.js'
 

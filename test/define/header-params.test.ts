@@ -3,7 +3,8 @@
 import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { extractHeaders } from '../../lib/define/header-params.js'
-import { compileTool, type ToolDefinition } from '../../lib/define/tool.js'
+import { compileTool } from '../../lib/define/tool.js'
+import type { ToolDefinition } from '../../lib/define/tool-definition.js'
 
 const execute = (): string => 'ok'
 

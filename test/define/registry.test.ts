@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { Registry, type FoundDirectory, type FoundResource } from '../../lib/define/registry.js'
-import type { ToolDefinition } from '../../lib/define/tool.js'
+import type { ToolDefinition } from '../../lib/define/tool-definition.js'
 
 function tool (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return { name, execute: () => name, ...extra }

@@ -11,7 +11,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Registry } from '../../lib/define/registry.js'
-import type { ToolDefinition } from '../../lib/define/tool.js'
+import type { ToolDefinition } from '../../lib/define/tool-definition.js'
 import { ListPages } from '../../lib/protocol/lists.js'
 import { Type, definePrompt } from '../../lib/index.js'
 import { build } from '../helpers/app.js'

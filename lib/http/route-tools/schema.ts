@@ -10,7 +10,7 @@ import { SakeRouteToolError } from '../../errors.js'
 import { isObject, isTypeBox, kind } from '../../values.js'
 import { jsonSchemaOf, schemaKind } from '../../define/schemas.js'
 import type { McpConfig } from '../../define/config.js'
-import type { ToolAnnotations } from '../../define/tool.js'
+import type { ToolAnnotations } from '../../define/tool-definition.js'
 import type { Authentication, ScopeRequirement } from '../../define/requirement.js'
 import type { Icon } from '../../define/content.js'
 
