@@ -39,10 +39,10 @@ function fieldLines (rawHeaders: readonly string[], name: string): number {
  * such a join, so the common case costs one `includes` and allocates nothing; `rawHeaders` is
  * read only then.
  */
-export function checkOnce (rawHeaders: readonly string[], name: string, value: string | undefined, display: string = SHOWN[name as keyof typeof SHOWN]): void {
+export function checkOnce (rawHeaders: readonly string[], name: string, value: string | undefined, display?: string): void {
   if (value === undefined || !value.includes(',')) return
   const lines = fieldLines(rawHeaders, name)
-  if (lines > 1) throw mismatch(`${display} header is sent on ${lines} field lines, which are read as one value ${quote(value)}; a gateway may read the first alone: send it once`)
+  if (lines > 1) throw mismatch(`${display ?? SHOWN[name as keyof typeof SHOWN]} header is sent on ${lines} field lines, which are read as one value ${quote(value)}; a gateway may read the first alone: send it once`)
 }
 
 /**
