@@ -4,7 +4,7 @@
  * 2026-07-28 `_meta`, or a 2025 session), the transport's side of it, the verified caller. A
  * transport builds calls here and hands them to `dispatch`; the methods read them.
  */
-import type { Era } from '../spec/eras.js'
+import { MODERN_RULES, rulesOf, type Era, type Rules } from '../spec/eras.js'
 import type { RequestId } from '../spec/jsonrpc.js'
 import type { AuthInfo, ClientAnswer, ClientInfo, Logger } from '../spec/types.js'
 import type { Session } from '../state/session-store.js'
@@ -69,6 +69,8 @@ export interface CallOutcome {
 export interface Call {
   readonly era: Era
   readonly protocolVersion: string
+  /** What the call's revision has (resumable streams, structured output...), looked up once. */
+  readonly rules: Rules
   readonly id: RequestId
   readonly method: string
   readonly params: Record<string, unknown>
@@ -107,6 +109,7 @@ export function modernCall (request: InboundRequest, meta: ModernMeta, transport
   return {
     era: 'modern',
     protocolVersion: meta.protocolVersion,
+    rules: MODERN_RULES,
     id: request.id,
     method: request.method,
     params: request.params!,
@@ -128,6 +131,7 @@ export function sessionCall (session: Session, request: InboundRequest, transpor
   return {
     era: 'legacy',
     protocolVersion: session.protocolVersion,
+    rules: rulesOf(session.protocolVersion),
     id: request.id,
     method: request.method,
     params: request.params ?? {},

@@ -15,7 +15,8 @@ export const SUPPORTED_VERSIONS: readonly string[] = Object.freeze([...MODERN_VE
 
 export type LegacyVersion = typeof LEGACY_VERSIONS[number]
 
-export interface LegacyRules {
+/** What a revision has. A call carries its revision's rules (`Call.rules`), looked up once when it is made. */
+export interface Rules {
   /** Clients send `MCP-Protocol-Version` on every request after `initialize`. */
   readonly versionHeader: boolean
   /** A POST body may be a JSON-RPC batch (an array). */
@@ -32,11 +33,17 @@ export interface LegacyRules {
   readonly tasks: boolean
 }
 
-const legacyRules: Record<LegacyVersion, LegacyRules> = {
+const legacyRules: Record<LegacyVersion, Rules> = {
   '2025-11-25': { versionHeader: true, batches: false, structuredOutput: true, resumable: true, elicitation: true, urlElicitation: true, tasks: true },
   '2025-06-18': { versionHeader: true, batches: false, structuredOutput: true, resumable: false, elicitation: true, urlElicitation: false, tasks: false },
   '2025-03-26': { versionHeader: false, batches: true, structuredOutput: false, resumable: false, elicitation: false, urlElicitation: false, tasks: false }
 }
+
+/**
+ * The 2026-07-28 revision's: no resumable streams (no event ids), and the tasks extension instead of
+ * 2025's `tasks` (so `tasks` is false here); everything else it has.
+ */
+export const MODERN_RULES: Rules = Object.freeze({ versionHeader: true, batches: false, structuredOutput: true, resumable: false, elicitation: true, urlElicitation: true, tasks: false })
 
 export function isModernVersion (version: unknown): boolean {
   return (MODERN_VERSIONS as readonly unknown[]).includes(version)
@@ -47,7 +54,7 @@ export function isLegacyVersion (version: unknown): version is LegacyVersion {
   return (LEGACY_VERSIONS as readonly unknown[]).includes(version)
 }
 
-export function rulesOf (version: LegacyVersion): LegacyRules {
+export function rulesOf (version: LegacyVersion): Rules {
   return legacyRules[version]
 }
 
@@ -60,24 +67,6 @@ export function negotiate (requested: unknown): LegacyVersion {
 }
 
 /** The 2025 revisions that have `rule`, newest first: for messages that name them. */
-export function legacyVersionsWith (rule: keyof LegacyRules): readonly LegacyVersion[] {
+export function legacyVersionsWith (rule: keyof Rules): readonly LegacyVersion[] {
   return LEGACY_VERSIONS.filter((version) => legacyRules[version][rule])
-}
-
-/** What a question to the client may use, where a 2025 revision may lack it; the modern revision has both. */
-export type InputFeature = 'elicitation' | 'urlElicitation'
-
-/** Whether a call of this era and version may use `feature`: every modern one; a 2025 one as its revision's rules say. */
-export function hasInputFeature (era: Era, version: string, feature: InputFeature): boolean {
-  return era === 'modern' || (isLegacyVersion(version) && rulesOf(version)[feature])
-}
-
-/** Whether a 2025 session at this version has tasks (the modern era has the tasks extension instead). */
-export function hasLegacyTasks (version: string): boolean {
-  return isLegacyVersion(version) && rulesOf(version).tasks
-}
-
-/** Whether streams of this call or session carry event ids and can be resumed (2025-11-25 sessions only). */
-export function isResumable (era: Era, version: string): boolean {
-  return era === 'legacy' && isLegacyVersion(version) && rulesOf(version).resumable
 }

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
-  LEGACY_VERSIONS, MODERN_VERSIONS, hasInputFeature, hasLegacyTasks, isModernVersion, legacyVersionsWith, rulesOf
+  LEGACY_VERSIONS, MODERN_RULES, MODERN_VERSIONS, isModernVersion, legacyVersionsWith, rulesOf
 } from '../../lib/spec/eras.js'
 
 t.test('isModernVersion reads MODERN_VERSIONS', async (t) => {
@@ -17,18 +17,16 @@ t.test('isModernVersion reads MODERN_VERSIONS', async (t) => {
 t.test('questions to the client: form elicitation from 2025-06-18, URL mode from 2025-11-25, both in 2026-07-28', async (t) => {
   t.same(LEGACY_VERSIONS.map((v) => rulesOf(v).elicitation), [true, true, false])
   t.same(LEGACY_VERSIONS.map((v) => rulesOf(v).urlElicitation), [true, false, false])
-  for (const feature of ['elicitation', 'urlElicitation'] as const) {
-    t.ok(hasInputFeature('modern', MODERN_VERSIONS[0], feature), `modern: ${feature}`)
-    for (const version of LEGACY_VERSIONS) t.equal(hasInputFeature('legacy', version, feature), rulesOf(version)[feature], `${version}: ${feature}`)
-    t.notOk(hasInputFeature('legacy', '2099-01-01', feature), 'a version we do not speak has nothing')
-  }
+  t.ok(MODERN_RULES.elicitation && MODERN_RULES.urlElicitation, 'the modern revision has both')
 })
 
 t.test('tasks: the 2025-11-25 sessions only', async (t) => {
   t.same(legacyVersionsWith('tasks'), ['2025-11-25'])
   t.same(legacyVersionsWith('batches'), ['2025-03-26'])
-  t.same(LEGACY_VERSIONS.map(hasLegacyTasks), [true, false, false])
-  t.notOk(hasLegacyTasks(MODERN_VERSIONS[0]), 'the modern era has the tasks extension instead')
+  t.same(LEGACY_VERSIONS.map((v) => rulesOf(v).tasks), [true, false, false])
+  t.notOk(MODERN_RULES.tasks, 'the modern era has the tasks extension instead')
+  t.notOk(MODERN_RULES.resumable, 'nor resumable streams')
+  t.ok(Object.isFrozen(MODERN_RULES), 'one object, shared by every modern call')
 })
 
 t.test('no protocol version literal in lib/ outside lib/spec/ (and lib/client/, for its option type)', async (t) => {
@@ -42,5 +40,5 @@ t.test('no protocol version literal in lib/ outside lib/spec/ (and lib/client/, 
     const lines = readFileSync(join(lib, file), 'utf8').split('\n')
     lines.forEach((line, i) => { if (/'20(25|26)-\d{2}-\d{2}'/.test(line)) found.push(`lib/${path}:${i + 1}`) })
   }
-  t.same(found, [], 'ask spec/eras.ts (rulesOf, hasInputFeature, hasLegacyTasks) instead of comparing versions')
+  t.same(found, [], 'ask spec/eras.ts (rulesOf; a call carries its rules) instead of comparing versions')
 })

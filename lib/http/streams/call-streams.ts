@@ -11,7 +11,6 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ClientInputError } from '../../errors.js'
-import { isResumable } from '../../spec/eras.js'
 import type { EventStore } from '../../state/event-store.js'
 import type { Liveness } from '../../state/liveness.js'
 import type { Call, Channel } from '../../protocol/call.js'
@@ -102,7 +101,7 @@ export class CallStreams {
     let open: Opened | undefined
     let ended = false
     let silence: NodeJS.Timeout | undefined
-    const resumable = isResumable(call.era, call.protocolVersion)
+    const resumable = call.rules.resumable
     const detached = streaming && resumable ? new DetachedTransport(call.transport as HttpTransport) : undefined
     // the caller whose stream quota this call holds: a streaming call from its start (refused
     // before it runs), any other once it opens a stream to ask something
@@ -167,7 +166,7 @@ export class CallStreams {
   private openStream (request: FastifyRequest, reply: FastifyReply, call: Call): Opened {
     const log = request.log
     const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId!, for: { caller: callerOf(request), log } } : undefined
-    if (!isResumable(call.era, call.protocolVersion)) {
+    if (!call.rules.resumable) {
       const conn = new SseConnection(reply, this.sse, { stream: 'call' })
       const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
       return { stream, finish: (answer) => stream.finish(answer, noop) }

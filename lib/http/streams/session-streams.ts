@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProtocolError } from '../../errors.js'
-import { isResumable } from '../../spec/eras.js'
+import { rulesOf } from '../../spec/eras.js'
 import { INVALID_REQUEST } from '../../spec/jsonrpc.js'
 import type { Bus } from '../../state/bus.js'
 import type { EventStore, Replay } from '../../state/event-store.js'
@@ -69,7 +69,7 @@ export class SessionStreams {
     // the spec's GET sends `Accept: text/event-stream`: here an absent header is no answer to it
     const accept = headerValue(request.headers, 'accept')
     if (accept === undefined || !acceptable(accept).eventStream) return sendError(reply, null, streamNotAcceptable)
-    const canResume = isResumable('legacy', session.protocolVersion)
+    const canResume = rulesOf(session.protocolVersion).resumable
     const ownStream = `${session.id}/get`
     let missed: Replay | undefined
     const lastEventId = headerValue(request.headers, LAST_EVENT_ID)

@@ -15,7 +15,6 @@ import { Kind } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import { ProtocolError, type ClientInputError } from '../../errors.js'
 import { INTERNAL_ERROR } from '../../spec/jsonrpc.js'
-import { hasInputFeature } from '../../spec/eras.js'
 import { describe, isObject } from '../../values.js'
 import { explain } from '../../define/messages.js'
 import { checkStandard, jsonSchemaOf, schemaKind, standardOf, type StandardProps } from '../../define/schemas.js'
@@ -37,7 +36,7 @@ function capability (call: Call, name: string): Record<string, unknown> | undefi
 
 /** Form elicitation: 2025-06-18 on; `elicitation: {}` means form (2025-11-25 kept it so). */
 function supportsForm (call: Call): boolean {
-  if (!hasInputFeature(call.era, call.protocolVersion, 'elicitation')) return false
+  if (!call.rules.elicitation) return false
   const elicitation = capability(call, 'elicitation')
   if (elicitation === undefined) return false
   return elicitation.form !== undefined || elicitation.url === undefined
@@ -45,14 +44,14 @@ function supportsForm (call: Call): boolean {
 
 /** URL elicitation: 2025-11-25 sessions and the 2026-07-28 revision, declared as `elicitation.url`. */
 function supportsUrl (call: Call): boolean {
-  if (!hasInputFeature(call.era, call.protocolVersion, 'urlElicitation')) return false
+  if (!call.rules.urlElicitation) return false
   return isObject(capability(call, 'elicitation')?.url)
 }
 
 /** Whether elicitation/create carries `mode` (2025-11-25 and later; 2025-06-18 has no such field). */
 function hasMode (call: Call): boolean {
   // the field came with URL mode, to tell the two apart
-  return hasInputFeature(call.era, call.protocolVersion, 'urlElicitation')
+  return call.rules.urlElicitation
 }
 
 function checkKey (key: unknown): asserts key is string {

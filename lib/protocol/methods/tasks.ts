@@ -6,7 +6,7 @@
 import { AccessRefusal, ProtocolError } from '../../errors.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { META_RELATED_TASK } from '../../spec/meta-keys.js'
-import { hasLegacyTasks, legacyVersionsWith } from '../../spec/eras.js'
+import { legacyVersionsWith } from '../../spec/eras.js'
 import { TASKS_EXTENSION } from '../../spec/tasks.js'
 import { TERMINAL, type TaskAnswer, type TaskRecord } from '../../state/task-store.js'
 import { describe, isObject } from '../../values.js'
@@ -63,7 +63,7 @@ export function taskTtl (server: ServerContext, call: Call, tool: CompiledTool):
     return server.tasks.grant(undefined)
   }
   // older sessions never saw the tasks capability: a task request is an ordinary one there
-  if (!hasLegacyTasks(call.protocolVersion)) return undefined
+  if (!call.rules.tasks) return undefined
   const asked = call.params.task
   if (asked === undefined) {
     if (tool.task === 'required') throw new ProtocolError(METHOD_NOT_FOUND, `Tool '${tool.name}' runs only as a task: call it with params.task (its execution.taskSupport is "required")`)
@@ -130,7 +130,7 @@ export async function cancelModernTask (server: ServerContext, call: Call): Prom
 
 /** Tasks methods exist in 2025-11-25 sessions only. */
 function guard (call: Call): void {
-  if (!hasLegacyTasks(call.protocolVersion)) throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method} (tasks need protocol version ${TASKS_VERSIONS})`)
+  if (!call.rules.tasks) throw new ProtocolError(METHOD_NOT_FOUND, `Method not found: ${call.method} (tasks need protocol version ${TASKS_VERSIONS})`)
 }
 
 function taskIdOf (call: Call): string {

@@ -1,6 +1,5 @@
 /** `tools/list` and `tools/call`, for both eras. */
 import { AccessRefusal, ClientInputError, InsufficientScopeError, MissingCapabilityError, ProtocolError, QuotaExceededError, ToolError } from '../../errors.js'
-import { rulesOf, type LegacyVersion } from '../../spec/eras.js'
 import { INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY } from '../../spec/jsonrpc.js'
 import { describe, isThenable } from '../../values.js'
 import { explain } from '../../define/messages.js'
@@ -262,8 +261,7 @@ function shaped (tool: CompiledTool, returned: unknown, call: Call, ctx: CallCon
   if (asked(ctx)) return PENDING
   if (returned instanceof MissingCapabilityError) return missing(tool, call, returned)
   if (tool.standardOutput !== undefined) return checkedOutput(tool, returned, call, ctx)
-  // a legacy call's version is always one that `initialize` negotiated
-  const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
+  const structured = call.rules.structuredOutput
   const result = resultOf(returned, structured, call.era === 'legacy', tool.validateOutput)
   if (result === undefined) return outputMismatch(tool, explain(tool.validateOutput!.errors, 'property'), ctx)
   return tool.ui === undefined ? result : uiFallback(tool, result)
@@ -286,7 +284,7 @@ function checkedOutput (tool: CompiledTool, returned: unknown, call: Call, ctx: 
   if (!tool.validateOutput!(payload)) return outputMismatch(tool, explain(tool.validateOutput!.errors, 'property'), ctx)
   const finish = (checked: Checked): CallToolResult | Promise<CallToolResult> => {
     if (checked.problems !== undefined) return outputMismatch(tool, checked.problems, ctx)
-    const structured = call.era === 'modern' || rulesOf(call.protocolVersion as LegacyVersion).structuredOutput
+    const structured = call.rules.structuredOutput
     const result = resultOf(returned, structured, call.era === 'legacy', undefined)!
     return tool.ui === undefined ? result : uiFallback(tool, result)
   }
