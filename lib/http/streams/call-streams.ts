@@ -15,8 +15,7 @@ import type { EventStore } from '../../state/event-store.js'
 import type { Liveness } from '../../state/liveness.js'
 import type { Call, Channel } from '../../protocol/call.js'
 import type { ClientRequests } from '../../protocol/session/client-requests.js'
-import { Outbox } from './outbox.js'
-import { ResponseStream } from './response-stream.js'
+import { ResponseStream } from './outbox.js'
 import { SseConnection, type SseOptions } from './sse.js'
 import { DetachedTransport, type HttpTransport } from '../transport.js'
 import { callerOf } from '../caller.js'
@@ -168,17 +167,17 @@ export class CallStreams {
     const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId!, for: { caller: callerOf(request), log } } : undefined
     if (!call.rules.resumable) {
       const conn = new SseConnection(reply, this.sse, { stream: 'call' })
-      const stream = new ResponseStream(new Outbox('', undefined, conn, log), false, questions)
+      const stream = new ResponseStream('', undefined, conn, log, Infinity, questions)
       return { stream, finish: (answer) => stream.finish(answer, noop) }
     }
     const streamId = `${call.sessionId!}/${this.streamPrefix}${(this.streamCount++).toString(36)}`
     const conn = new SseConnection(reply, this.sse, { stream: 'call', streamId })
-    const stream = new ResponseStream(new Outbox(streamId, this.events, conn, log, this.sse.maxBuffered), true, questions)
+    const stream = new ResponseStream(streamId, this.events, conn, log, this.sse.maxBuffered, questions)
     this.live.set(streamId, stream)
     // a stream that outlives its connection is this instance's to end: if it dies, a survivor ends it
     const owned = { kind: 'stream', streamId, requestId: call.id } as const
     this.ownership(this.liveness.own(owned), log)
-    stream.outbox.push('') // the priming event: an id to resume from before anything else is sent
+    stream.push('') // the priming event: an id to resume from before anything else is sent
     return {
       stream,
       finish: (answer) => stream.finish(answer, (delivered) => {

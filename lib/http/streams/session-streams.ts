@@ -14,8 +14,7 @@ import type { Session, SessionStore } from '../../state/session-store.js'
 import { toSession } from '../../protocol/session/session-notifications.js'
 import { acceptable } from '../accept.js'
 import { headerValue } from '../headers.js'
-import { Outbox } from './outbox.js'
-import type { ResponseStream } from './response-stream.js'
+import { Outbox, type ResponseStream } from './outbox.js'
 import { sendError } from '../respond.js'
 import { callerOf } from '../caller.js'
 import type { Quota } from '../../state/quota.js'
@@ -129,8 +128,8 @@ export class SessionStreams {
       const live = this.live.get(replay.streamId)
       if (live !== undefined) {
         // caught up (or the store has nothing newer): from here on, events come live
-        if (events.length === 0 || live.outbox.lastId === last) {
-          live.outbox.attach(conn, sent)
+        if (events.length === 0 || live.lastId === last) {
+          live.attach(conn, sent)
           return reply
         }
       } else {

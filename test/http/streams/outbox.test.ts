@@ -1,11 +1,15 @@
 // The Outbox's stores on the wire: a bus and an event store passed in are used and never closed by us,
-// and what happens when a store fails or lags (a resume against a slow store sends nothing twice).
+// and what happens when a store fails or lags (a resume against a slow store sends nothing twice);
+// one POST's answer as an event stream (ResponseStream): once it has finished, a late
+// ctx.closeStream (work a tool left running after its answer) writes nothing more.
 import t, { type Test } from 'tap'
+import { ResponseStream } from '../../../lib/http/streams/outbox.js'
+import type { SseConnection } from '../../../lib/http/streams/sse.js'
 import { MemoryBus, MemoryEventStore, type EventStore, type Session, type SessionStore } from '../../../lib/index.js'
 import { MemorySessionStore } from '../../../lib/state/memory-session-store.js'
 import { build, deferred, listen, sleep, until } from '../../helpers/app.js'
 import { getStream, legacyPost, sessionOn } from '../../helpers/network.js'
-import { captureLog } from '../../helpers/logs.js'
+import { captureLog, quiet } from '../../helpers/logs.js'
 
 t.test('a bus and an event store passed in are used and never closed by us', async (t) => {
   const bus = new MemoryBus()
@@ -220,4 +224,30 @@ t.test('a store slower than a tool that keeps sending, under the bound: everythi
   const messages = (await post.rest(20_000)).filter((event) => event.data !== undefined && event.data !== '').map((event) => JSON.parse(event.data!))
   t.same(messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress), Array.from({ length: 3000 }, (_, i) => i + 1))
   t.same(messages.at(-1).result.content, [{ type: 'text', text: 'done' }])
+})
+
+/** A call's stream without a store, on a connection that notes what reached it. */
+function responseStream (): { stream: ResponseStream, wrote: string[] } {
+  const wrote: string[] = []
+  const conn = {
+    send: (message: string) => { wrote.push(message); return true },
+    retry: (ms: number) => { wrote.push(`retry ${ms}`); return true },
+    end: () => { wrote.push('end') },
+    onClose: () => {}
+  }
+  const stream = new ResponseStream('', undefined, conn as unknown as SseConnection, quiet, Infinity, undefined)
+  return { stream, wrote }
+}
+
+t.test('closeConnection: retry then end while the call runs; nothing once it has finished', async (t) => {
+  const running = responseStream()
+  running.stream.closeConnection(5)
+  t.same(running.wrote, ['retry 5', 'end'], 'SEP-1699 polling: the client reconnects in 5 ms')
+
+  const done = responseStream()
+  let delivered: unknown
+  done.stream.finish('answer', (conn) => { delivered = conn })
+  t.ok(delivered !== undefined, 'the answer went out on the connection')
+  done.stream.closeConnection(5)
+  t.same(done.wrote, ['answer', 'end'], 'the late close wrote nothing')
 })
