@@ -11,8 +11,8 @@ import type { Session } from '../state/session-store.js'
 import { sessionCall, type Call, type CallOutcome } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
 import type { InboundRequest } from '../protocol/inbound.js'
-import { acceptable } from './accept.js'
 import type { Endpoint } from './endpoint.js'
+import type { Carried } from './headers.js'
 import { sendJson } from './respond.js'
 import { answeredWithError } from './tracing.js'
 import { HttpTransport } from './transport.js'
@@ -20,22 +20,23 @@ import { HttpTransport } from './transport.js'
 /**
  * Whether a call of a method that may stream (its row's `streams`) answers as Server-Sent Events:
  * a tool declared `stream: true`, or a call that asked for progress (a progressToken) or log
- * messages (a log level), from a client that accepts an event stream (`accept`, its `Accept`).
+ * messages (a log level), from a client that accepts an event stream (`carried`: its `Accept`).
  * Anything else is one JSON answer, the fast path.
  */
-export function answersAsStream (accept: string | undefined, call: Call): boolean {
+export function answersAsStream (carried: Carried, call: Call): boolean {
   const tool = call.target
   if (tool?.kind !== 'tool') return false // an unknown tool is a plain -32602
   const meta = call.params._meta as Record<string, unknown> | undefined
-  return (tool.stream || call.logLevel !== undefined || meta?.progressToken !== undefined) && acceptable(accept).eventStream
+  return (tool.stream || call.logLevel !== undefined || meta?.progressToken !== undefined) && carried.acceptable.eventStream
 }
 
 /**
  * Whether a 2025 call of a method that may ask (its row's `asks`) could need an event stream to
  * ask its client something: a client that declared something to ask about and accepts a stream.
  */
-export function mayAsk (accept: string | undefined, call: Call): boolean {
-  if (accept === undefined || !acceptable(accept).eventStream) return false
+export function mayAsk (carried: Carried, call: Call): boolean {
+  // here an absent Accept is no answer to the question: the client never said it reads a stream
+  if (carried.accept === undefined || !carried.acceptable.eventStream) return false
   const caps = call.client.capabilities
   return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined
 }

@@ -6,8 +6,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyRequest } from 'fastify'
 import { ProtocolError } from '../errors.js'
+import { acceptable, type Acceptable } from './accept.js'
 import { SUPPORTED_VERSIONS, isModernVersion } from '../spec/eras.js'
-import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
+import { HEADER_MISMATCH, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION } from '../spec/jsonrpc.js'
 import { BASE64_PREFIX as PREFIX, BASE64_SUFFIX as SUFFIX, METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, SHOWN } from '../spec/headers.js'
 import type { CompiledTool } from '../define/tool.js'
 import type { InboundRequest } from '../protocol/inbound.js'
@@ -86,6 +87,8 @@ function quote (value: string): string {
 /** What a POST carried beside its body, read once: the headers every step after the Origin guard reads. */
 export interface Carried {
   readonly accept: string | undefined
+  /** What `Accept` allows (`accept.ts`), read once for the request's checks and for how it is answered. */
+  readonly acceptable: Acceptable
   /** `Mcp-Session-Id`: a 2025 session, not yet looked up. */
   readonly sessionId: string | undefined
   /** `MCP-Protocol-Version`, as sent. */
@@ -96,21 +99,29 @@ export interface Carried {
 
 export function carriedBy (request: FastifyRequest): Carried {
   const { headers } = request
+  const accept = headerValue(headers, 'accept')
   return {
-    accept: headerValue(headers, 'accept'),
+    accept,
+    acceptable: acceptable(accept),
     sessionId: headerValue(headers, SESSION_ID),
     version: headerValue(headers, PROTOCOL_VERSION),
     rawHeaders: request.raw.rawHeaders
   }
 }
 
+const notAcceptable = new ProtocolError(INVALID_REQUEST, 'Not Acceptable: the Accept header must allow application/json (MCP clients send "Accept: application/json, text/event-stream")', 406)
+
 /**
- * The headers every POST is routed by, sent once: `Mcp-Session-Id` (before the session is looked
- * up) and `MCP-Protocol-Version` (400 + -32020, in both eras).
+ * What a POST carries, checked: `Accept` must allow JSON (406; q-values honoured, an absent header
+ * accepts anything), and the headers every POST is routed by are sent once: `Mcp-Session-Id`
+ * (before the session is looked up) and `MCP-Protocol-Version` (400 + -32020, in both eras).
  */
-export function checkCarried (carried: Carried): void {
+export function checkedCarried (request: FastifyRequest): Carried {
+  const carried = carriedBy(request)
+  if (!carried.acceptable.json) throw notAcceptable
   checkOnce(carried.rawHeaders, SESSION_ID, carried.sessionId)
   checkOnce(carried.rawHeaders, PROTOCOL_VERSION, carried.version)
+  return carried
 }
 
 /**

@@ -65,9 +65,9 @@ export function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply
   if (inbound.kind === 'notification') return notified(endpoint, reply, session, inbound)
   const call = legacyCall(endpoint, request, reply, session, inbound as InboundRequest, outcome)
   const facts = inbound.facts
-  const { accept } = checked.carried
-  if (facts?.streams === true && answersAsStream(accept, call)) return answerDeferred(endpoint, request, reply, call, true)
-  if (facts?.asks === true && mayAsk(accept, call)) return answerDeferred(endpoint, request, reply, call, false)
+  const { carried } = checked
+  if (facts?.streams === true && answersAsStream(carried, call)) return answerDeferred(endpoint, request, reply, call, true)
+  if (facts?.asks === true && mayAsk(carried, call)) return answerDeferred(endpoint, request, reply, call, false)
   const answer = legacyAnswer(endpoint, call)
   // a sync tool's answer is sent in the same turn: no promise on the hot path
   if (isThenable(answer)) return Promise.resolve(answer).then((json) => sendJson(reply, 200, json))

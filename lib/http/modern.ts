@@ -40,7 +40,7 @@ export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply
   const { inbound } = checked
   const call = modernCall(inbound, checked.meta, new HttpTransport(request, reply, endpoint.shutdown), request.mcpAuth ?? undefined, outcome)
   const facts = inbound.facts
-  if (facts?.streams === true && answersAsStream(checked.carried.accept, call)) return answerDeferred(endpoint, request, reply, call, true)
+  if (facts?.streams === true && answersAsStream(checked.carried, call)) return answerDeferred(endpoint, request, reply, call, true)
   if (facts?.listens === true) return listen(endpoint, request, reply, call)
   const result = dispatch(endpoint.server, call)
   if (result instanceof Promise) return result.then((json) => sendJson(reply, 200, resultText(call.id, json)))

@@ -16,11 +16,10 @@ import { isModernVersion } from '../spec/eras.js'
 import { INVALID_REQUEST } from '../spec/jsonrpc.js'
 import type { CallOutcome } from '../protocol/call.js'
 import { logNames, readModernMeta, type Inbound, type InboundRequest } from '../protocol/inbound.js'
-import { acceptable } from './accept.js'
 import { authorize } from './authorize.js'
 import { answerBatch, authorizeBatch, checkBatch, type BatchChecked } from './batch.js'
 import { emptyBody, type Endpoint } from './endpoint.js'
-import { carriedBy, checkCarried, headerValue } from './headers.js'
+import { checkedCarried, headerValue } from './headers.js'
 import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from './legacy.js'
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
@@ -44,7 +43,6 @@ export const kChecked = Symbol('fastify-sake.checked')
 
 type PostRequest = FastifyRequest & { [kChecked]: Checked | null, [kTraced]: Traced | null }
 
-const notAcceptable = new ProtocolError(INVALID_REQUEST, 'Not Acceptable: the Accept header must allow application/json (MCP clients send "Accept: application/json, text/event-stream")', 406)
 const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
 
 /**
@@ -53,10 +51,7 @@ const ACCEPTED: Checked = Object.freeze({ kind: 'accepted' })
  * hot path), and for a session in a store that answers synchronously.
  */
 function checkPost (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply): Checked | Promise<Checked> {
-  const carried = carriedBy(request)
-  // `Accept` must allow JSON (`accept.ts`: q-values honoured; an absent header accepts anything)
-  if (!acceptable(carried.accept).json) throw notAcceptable
-  checkCarried(carried)
+  const carried = checkedCarried(request)
   // a POST with neither Content-Type nor body skips the parser and arrives here as undefined
   if (request.body === undefined) throw emptyBody
   const inbound = inboundOf(request, endpoint.server.registry, carried)
