@@ -7,15 +7,34 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AccessRefusal, ProtocolError, QuotaExceededError } from '../errors.js'
 import { INTERNAL_ERROR, errorBody, resultText } from '../spec/jsonrpc.js'
-import type { Session } from '../state/session-store.js'
-import { sessionCall, type Call, type CallOutcome } from '../protocol/call.js'
+import type { MethodFacts } from '../spec/methods.js'
+import type { Call } from '../protocol/call.js'
 import { dispatch } from '../protocol/dispatch.js'
-import type { InboundRequest } from '../protocol/inbound.js'
 import type { Endpoint } from './endpoint.js'
 import type { Carried } from './headers.js'
 import { sendJson } from './respond.js'
 import { answeredWithError } from './tracing.js'
-import { HttpTransport } from './transport.js'
+import { isThenable } from '../values.js'
+
+/**
+ * Answers a call that passed its era's checks, in either era: as an event stream when its method
+ * may stream and the call asked for it (`answersAsStream`), as JSON that may turn into one when a
+ * 2025 call may ask its client something (`mayAsk`), else as one JSON body. Sync when the method
+ * is (a list, a sync tool): the answer goes out in the same turn, no promise on the hot path.
+ */
+export function answerCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call, carried: Carried, facts: MethodFacts | undefined): FastifyReply | Promise<FastifyReply> {
+  if (facts?.streams === true && answersAsStream(carried, call)) return answerDeferred(endpoint, request, reply, call, true)
+  if (call.era === 'modern') {
+    // a 2026-07-28 failure is thrown: the route's error handler answers it with its HTTP status
+    const result = dispatch(endpoint.server, call)
+    if (result instanceof Promise) return result.then((json) => sendJson(reply, 200, resultText(call.id, json)))
+    return sendJson(reply, 200, resultText(call.id, result))
+  }
+  if (facts?.asks === true && mayAsk(carried, call)) return answerDeferred(endpoint, request, reply, call, false)
+  const answer = legacyAnswer(endpoint, call)
+  if (isThenable(answer)) return Promise.resolve(answer).then((json) => sendJson(reply, 200, json))
+  return sendJson(reply, 200, answer)
+}
 
 /**
  * Whether a call of a method that may stream (its row's `streams`) answers as Server-Sent Events:
@@ -49,7 +68,7 @@ export function mayAsk (carried: Carried, call: Call): boolean {
  * error as its era's plain answer (2026-07-28: the route's error handler, with its status; 2025: a
  * JSON-RPC error), a result as JSON.
  */
-export async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call, streaming: boolean): Promise<FastifyReply> {
+async function answerDeferred (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call, streaming: boolean): Promise<FastifyReply> {
   const deferred = endpoint.streams.calls.deferred(request, reply, call, streaming)
   let answer: string
   try {
@@ -73,17 +92,11 @@ function internalError (request: FastifyRequest, err: unknown): ProtocolError {
   return new ProtocolError(INTERNAL_ERROR, 'Internal error', 500)
 }
 
-/** A request of a session as a call, on this request's connection, cancellable by `notifications/cancelled`. */
-export function legacyCall (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, inbound: InboundRequest, outcome: CallOutcome | undefined): Call {
-  const transport = new HttpTransport(request, reply, endpoint.shutdown, { cancellations: endpoint.sessions.cancellations, sessionId: session.id, requestId: inbound.id })
-  return sessionCall(session, inbound, transport, request.mcpAuth ?? undefined, outcome)
-}
-
 /**
  * Runs one legacy request and returns its whole JSON-RPC response, result or error; a refusal by
  * authorization is thrown, to keep its HTTP status and challenge.
  */
-export function legacyAnswer (endpoint: Endpoint, call: Call): string | Promise<string> {
+function legacyAnswer (endpoint: Endpoint, call: Call): string | Promise<string> {
   let answer: string | Promise<string>
   try {
     answer = dispatch(endpoint.server, call)

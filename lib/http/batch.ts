@@ -40,7 +40,7 @@ export async function checkBatch (endpoint: Endpoint, request: FastifyRequest, c
   const { sessions } = endpoint
   const session = batch.sessionId === undefined
     ? undefined
-    : sessions.fit(await sessions.find(batch.sessionId, request.mcpAuth?.subject, request.log), carried.version)
+    : await sessions.findFitting(batch.sessionId, request.mcpAuth?.subject, carried.version, request.log)
   if (session === undefined || !rulesOf(session.protocolVersion).batches) {
     throw new ProtocolError(INVALID_REQUEST, 'Invalid Request: JSON-RPC batches (array bodies) are only allowed in 2025-03-26 sessions; send one message per POST', 400)
   }

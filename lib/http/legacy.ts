@@ -8,15 +8,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { resultText } from '../spec/jsonrpc.js'
 import type { Session } from '../state/session-store.js'
-import type { CallOutcome } from '../protocol/call.js'
+import { sessionCall, type CallOutcome } from '../protocol/call.js'
 import type { Inbound, InboundRequest } from '../protocol/inbound.js'
 import { answerOf } from '../protocol/session/client-requests.js'
-import { answerDeferred, answersAsStream, legacyAnswer, legacyCall, mayAsk } from './answer.js'
+import { answerCall } from './answer.js'
 import { callerOf } from './caller.js'
 import type { Endpoint } from './endpoint.js'
 import { checkSessionHeaders, type Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
 import { inSession } from './tracing.js'
+import { HttpTransport } from './transport.js'
 import { isThenable } from '../values.js'
 import { SESSION_ID } from '../spec/headers.js'
 
@@ -45,13 +46,12 @@ export interface LegacyChecked {
  * in the modern era. Sync with a store that answers synchronously.
  */
 export function checkLegacy (endpoint: Endpoint, request: FastifyRequest, carried: Carried, inbound: Inbound): LegacyChecked | Promise<LegacyChecked> {
-  const found = endpoint.sessions.find(inbound.sessionId!, request.mcpAuth?.subject, request.log)
-  if (isThenable(found)) return Promise.resolve(found).then((session) => checkInSession(endpoint, request, carried, inbound, session))
-  return checkInSession(endpoint, request, carried, inbound, found)
+  const found = endpoint.sessions.findFitting(inbound.sessionId!, request.mcpAuth?.subject, carried.version, request.log)
+  if (isThenable(found)) return Promise.resolve(found).then((session) => checkInSession(request, carried, inbound, session))
+  return checkInSession(request, carried, inbound, found)
 }
 
-function checkInSession (endpoint: Endpoint, request: FastifyRequest, carried: Carried, inbound: Inbound, found: Session | undefined): LegacyChecked {
-  const session = endpoint.sessions.fit(found, carried.version)
+function checkInSession (request: FastifyRequest, carried: Carried, inbound: Inbound, session: Session): LegacyChecked {
   inSession(request, session)
   if (inbound.kind === 'request') checkSessionHeaders(request.headers, carried, inbound as InboundRequest)
   return { kind: 'legacy', session, inbound, carried }
@@ -63,15 +63,11 @@ export function answerLegacy (endpoint: Endpoint, request: FastifyRequest, reply
   const { session, inbound } = checked
   if (inbound.kind === 'response') return answered(endpoint, request, reply, session, inbound)
   if (inbound.kind === 'notification') return notified(endpoint, reply, session, inbound)
-  const call = legacyCall(endpoint, request, reply, session, inbound as InboundRequest, outcome)
-  const facts = inbound.facts
-  const { carried } = checked
-  if (facts?.streams === true && answersAsStream(carried, call)) return answerDeferred(endpoint, request, reply, call, true)
-  if (facts?.asks === true && mayAsk(carried, call)) return answerDeferred(endpoint, request, reply, call, false)
-  const answer = legacyAnswer(endpoint, call)
-  // a sync tool's answer is sent in the same turn: no promise on the hot path
-  if (isThenable(answer)) return Promise.resolve(answer).then((json) => sendJson(reply, 200, json))
-  return sendJson(reply, 200, answer)
+  const asked = inbound as InboundRequest
+  // on this request's connection, cancellable by `notifications/cancelled`
+  const cancellable = { cancellations: endpoint.sessions.cancellations, sessionId: session.id, requestId: asked.id }
+  const call = sessionCall(session, asked, new HttpTransport(request, reply, endpoint.shutdown, cancellable), request.mcpAuth ?? undefined, outcome)
+  return answerCall(endpoint, request, reply, call, checked.carried, inbound.facts)
 }
 
 async function answered (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, session: Session, inbound: Inbound): Promise<FastifyReply> {

@@ -4,15 +4,12 @@
  * route's `preHandler`), then the answer. Stateless: nothing here outlives the request.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { resultText } from '../spec/jsonrpc.js'
 import { modernCall, type Call, type CallOutcome } from '../protocol/call.js'
-import { dispatch } from '../protocol/dispatch.js'
 import type { InboundRequest, ModernMeta } from '../protocol/inbound.js'
 import { listenFilter } from '../protocol/methods/subscriptions.js'
-import { answerDeferred, answersAsStream } from './answer.js'
+import { answerCall } from './answer.js'
 import type { Endpoint } from './endpoint.js'
 import { checkModernHeaders, type Carried } from './headers.js'
-import { sendJson } from './respond.js'
 import { HttpTransport } from './transport.js'
 
 /** A 2026-07-28 request that passed its checks: what `answerModern` answers. */
@@ -39,12 +36,9 @@ export function checkModern (request: FastifyRequest, carried: Carried, inbound:
 export function answerModern (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, checked: ModernChecked, outcome: CallOutcome | undefined): FastifyReply | Promise<FastifyReply> {
   const { inbound } = checked
   const call = modernCall(inbound, checked.meta, new HttpTransport(request, reply, endpoint.shutdown), request.mcpAuth ?? undefined, outcome)
-  const facts = inbound.facts
-  if (facts?.streams === true && answersAsStream(checked.carried, call)) return answerDeferred(endpoint, request, reply, call, true)
-  if (facts?.listens === true) return listen(endpoint, request, reply, call)
-  const result = dispatch(endpoint.server, call)
-  if (result instanceof Promise) return result.then((json) => sendJson(reply, 200, resultText(call.id, json)))
-  return sendJson(reply, 200, resultText(call.id, result))
+  // subscriptions/listen: a stream of its own, never a call's answer
+  if (inbound.facts?.listens === true) return listen(endpoint, request, reply, call)
+  return answerCall(endpoint, request, reply, call, checked.carried, inbound.facts)
 }
 
 async function listen (endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, call: Call): Promise<FastifyReply> {

@@ -1,7 +1,7 @@
 /**
  * The Fastify side of a call (the protocol core's `Transport`): its request, logger (Fastify's
  * request logger, a pino child, is the core's `Logger` as it is), and an abort signal tied to the
- * connection; and the transport of a resumable call, which outlives its connection.
+ * connection (a resumable call's, which outlives its connection, is `call-streams.ts`'s).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from '../spec/types.js'
@@ -63,28 +63,5 @@ export class HttpTransport implements Transport {
       raw.once('close', cancellations.track(sessionId, requestId, controller))
     }
     return controller.signal
-  }
-}
-
-/**
- * A resumable call outlives its connection (2025-11-25: disconnection is not cancellation), so its
- * `ctx.signal` is not tied to the socket: only the client's `notifications/cancelled` aborts it.
- */
-export class DetachedTransport implements Transport {
-  private release: (() => void) | undefined
-  constructor (private readonly inner: HttpTransport) {}
-  get request (): unknown { return this.inner.request }
-  get caller (): string { return this.inner.caller }
-  get log (): Logger { return this.inner.log }
-
-  signal (): AbortSignal {
-    const watched = this.inner.cancelSignal()
-    this.release = watched.release
-    return watched.signal
-  }
-
-  /** The call ended: stop watching for its cancellation. */
-  done (): void {
-    this.release?.()
   }
 }

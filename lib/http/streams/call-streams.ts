@@ -11,13 +11,14 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ClientInputError } from '../../errors.js'
+import type { Logger } from '../../spec/types.js'
 import type { EventStore } from '../../state/event-store.js'
 import type { Liveness } from '../../state/liveness.js'
-import type { Call, Channel } from '../../protocol/call.js'
+import type { Call, Channel, Transport } from '../../protocol/call.js'
 import type { ClientRequests } from '../../protocol/session/client-requests.js'
 import { ResponseStream } from './outbox.js'
 import { SseConnection, type SseOptions } from './sse.js'
-import { DetachedTransport, type HttpTransport } from '../transport.js'
+import type { HttpTransport } from '../transport.js'
 import { callerOf } from '../caller.js'
 import type { Quota } from '../../state/quota.js'
 
@@ -118,7 +119,7 @@ export class CallStreams {
       if (ended) return CLOSED
       if (held === undefined) hold()
       clearTimeout(silence)
-      open = this.openStream(request, reply, call)
+      open = this.openStream(request, reply, call, held!)
       return open.stream
     }
     // the stream opens at the first thing that goes out on it, once the quotas allow it: a question
@@ -161,10 +162,13 @@ export class CallStreams {
     }
   }
 
-  /** Opens a call's answer as an event stream: priming event and replay ids when resumable (2025-11-25). */
-  private openStream (request: FastifyRequest, reply: FastifyReply, call: Call): Opened {
+  /**
+   * Opens a call's answer as an event stream: priming event and replay ids when resumable
+   * (2025-11-25). `caller`: whose stream quota it holds, whom its questions are for.
+   */
+  private openStream (request: FastifyRequest, reply: FastifyReply, call: Call, caller: string): Opened {
     const log = request.log
-    const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId!, for: { caller: callerOf(request), log } } : undefined
+    const questions = call.era === 'legacy' ? { requests: this.questions, sessionId: call.sessionId!, for: { caller, log } } : undefined
     if (!call.rules.resumable) {
       const conn = new SseConnection(reply, this.sse, { stream: 'call' })
       const stream = new ResponseStream('', undefined, conn, log, Infinity, questions)
@@ -217,3 +221,26 @@ export class CallStreams {
 }
 
 function noop (): void {}
+
+/**
+ * A resumable call outlives its connection (2025-11-25: disconnection is not cancellation), so its
+ * `ctx.signal` is not tied to the socket: only the client's `notifications/cancelled` aborts it.
+ */
+class DetachedTransport implements Transport {
+  private release: (() => void) | undefined
+  constructor (private readonly inner: HttpTransport) {}
+  get request (): unknown { return this.inner.request }
+  get caller (): string { return this.inner.caller }
+  get log (): Logger { return this.inner.log }
+
+  signal (): AbortSignal {
+    const watched = this.inner.cancelSignal()
+    this.release = watched.release
+    return watched.signal
+  }
+
+  /** The call ended: stop watching for its cancellation. */
+  done (): void {
+    this.release?.()
+  }
+}

@@ -125,26 +125,15 @@ export class Sessions {
   }
 
   /**
-   * A message's session, with the version the transport carried beside it checked: HTTP's
+   * A message's session (`find`), with the version the transport carried beside it checked: HTTP's
    * `MCP-Protocol-Version`, which the Streamable HTTP transport requires on every request of a
    * 2025-06-18 or later session (a transport that carries no version, such as stdio, does not call
    * this). Throws the 404 of a session that is not there, or the 400 of a version that does not fit.
    */
-  fit (session: Session | undefined, version: string | undefined): Session {
-    if (session === undefined) throw sessionNotFound
-    if (version === undefined) {
-      if (rulesOf(session.protocolVersion).versionHeader) {
-        throw new ProtocolError(INVALID_REQUEST, `Bad Request: the MCP-Protocol-Version header is required on every request of a ${session.protocolVersion} session`, 400)
-      }
-    } else if (!isLegacyVersion(version)) {
-      // the transport asks for 400 on an invalid or unsupported value only: a supported version other
-      // than the negotiated one is served at the negotiated one (older clients and suites send 2025-03-26)
-      throw new ProtocolError(INVALID_REQUEST, `Bad Request: MCP-Protocol-Version header '${version}' is not a version of this session's protocol era; this session negotiated '${session.protocolVersion}'`, 400, {
-        supported: LEGACY_VERSIONS,
-        requested: version
-      })
-    }
-    return session
+  findFitting (sessionId: string, subject: string | undefined, version: string | undefined, log: Logger): Session | Promise<Session> {
+    const found = this.find(sessionId, subject, log)
+    if (isThenable(found)) return Promise.resolve(found).then((session) => fit(session, version))
+    return fit(found, version)
   }
 
   /** A client notification on a session: a cancel, or the end of the handshake; others are dropped. */
@@ -251,4 +240,22 @@ function owned (session: Session | undefined, sessionId: string, subject: string
   if (session === undefined || session.subject === subject) return session
   log.warn({ sessionId, subject }, 'fastify-sake: a 2025 session was used with the token of another subject than the one that opened it; answered as not found')
   return undefined
+}
+
+/** `findFitting`'s check of the version the transport carried. */
+function fit (session: Session | undefined, version: string | undefined): Session {
+  if (session === undefined) throw sessionNotFound
+  if (version === undefined) {
+    if (rulesOf(session.protocolVersion).versionHeader) {
+      throw new ProtocolError(INVALID_REQUEST, `Bad Request: the MCP-Protocol-Version header is required on every request of a ${session.protocolVersion} session`, 400)
+    }
+  } else if (!isLegacyVersion(version)) {
+    // the transport asks for 400 on an invalid or unsupported value only: a supported version other
+    // than the negotiated one is served at the negotiated one (older clients and suites send 2025-03-26)
+    throw new ProtocolError(INVALID_REQUEST, `Bad Request: MCP-Protocol-Version header '${version}' is not a version of this session's protocol era; this session negotiated '${session.protocolVersion}'`, 400, {
+      supported: LEGACY_VERSIONS,
+      requested: version
+    })
+  }
+  return session
 }
