@@ -243,8 +243,8 @@ export class Wire {
         }
       }
       // a 2025-11-25 stream may close before its answer (the server's polling): resumed where it stopped
-      if (this.era !== 'legacy' || this.session === undefined || lastEventId === undefined) break
-      if (resumes === MAX_RESUMES) break
+      const resumable = this.era === 'legacy' && this.session !== undefined && resumes !== MAX_RESUMES
+      if (!resumable || lastEventId === undefined) break
       const headers = await this.#baseHeaders({ [LAST_EVENT_ID]: lastEventId, accept: 'text/event-stream' })
       delete headers['content-type']
       const res = await this.#fetch(await this.#url(), { method: 'GET', headers, signal: exchange.signal })
