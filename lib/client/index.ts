@@ -25,7 +25,7 @@ export function createClient (options: ClientOptions): Client {
 
 export { Client }
 export type { ClientOptions, UrlOptions, AppOptions, CommandOptions, CommonOptions, FetchLike, TokenSource, StderrMode } from './client-options.js'
-export type { RequestOptions, ListOptions, CallOptions, ToolCallOptions } from './client.js'
+export type { RequestOptions, ListOptions, CallOptions, ToolCallOptions } from './request-options.js'
 export type * from './types.js'
 export {
   RpcError, AuthChallengeError, HttpError, UnansweredInputError, SkillVerificationError, ServerCapabilityError, ServerProcessError,
