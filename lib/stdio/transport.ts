@@ -4,7 +4,8 @@
  * (`stdout.ts`); another output (a socket's end, a test's stream) is written as it is.
  */
 import type { Readable, Writable } from 'node:stream'
-import { StdioConnection, type StdioSettings } from './connection.js'
+import { StdioConnection } from './connection.js'
+import type { StdioSettings } from './settings.js'
 import { holdStdout, type HeldStdout } from './stdout.js'
 
 /** What `app.mcp.stdio()` resolves to. */
