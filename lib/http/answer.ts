@@ -14,7 +14,7 @@ import type { InboundRequest } from '../protocol/inbound.js'
 import { acceptable } from './accept.js'
 import type { Endpoint } from './endpoint.js'
 import { sendJson } from './respond.js'
-import { answeredWithError } from './tracing.js'
+import { answeredWithError } from './request-trace.js'
 import { HttpTransport } from './transport.js'
 
 /**

@@ -16,7 +16,7 @@ import { callerOf } from './caller.js'
 import type { Endpoint } from './endpoint.js'
 import { checkSessionHeaders, type Carried } from './headers.js'
 import { sendAccepted, sendJson } from './respond.js'
-import { inSession } from './tracing.js'
+import { inSession } from './request-trace.js'
 import { isThenable } from '../values.js'
 import { SESSION_ID } from '../spec/headers.js'
 
