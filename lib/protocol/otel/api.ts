@@ -14,9 +14,7 @@ export interface OtelApi {
   }
   readonly context: {
     active (): OtelContext
-    with<A extends unknown[], F extends (...args: A) => ReturnType<F>> (
-      context: OtelContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A
-    ): ReturnType<F>
+    with<T> (context: OtelContext, fn: () => T): T
   }
   readonly propagation: {
     extract<Carrier> (context: OtelContext, carrier: Carrier, getter?: OtelGetter<Carrier>): OtelContext
@@ -30,17 +28,13 @@ export interface OtelApi {
   createNoopMeter (): OtelMeter
 }
 
-export interface OtelMeterProvider {
-  getMeter (name: string): OtelMeter
-}
+export interface OtelMeterProvider { getMeter (name: string): OtelMeter }
 export interface OtelMeter {
   createHistogram (name: string, options: {
     description: string, unit: string, advice: { explicitBucketBoundaries: number[] }
   }): OtelHistogram
 }
-export interface OtelHistogram {
-  record (value: number, attributes: Attributes): void
-}
+export interface OtelHistogram { record (value: number, attributes: Attributes): void }
 
 export type OtelContext = object
 export type Attributes = Record<string, string | number>

@@ -51,9 +51,8 @@ export function namedIn (inbound: Inbound, attribute: NameAttribute): string | u
  * (-32001 session not found, -32020 header mismatch, -32022 unsupported version, ...) are errors,
  * as "Any other error code" says.
  */
-const CLIENT_MISTAKES: ReadonlySet<number> = new Set([
-  PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, RESOURCE_NOT_FOUND
-])
+const CLIENT_MISTAKES: ReadonlySet<number> =
+  new Set([PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, RESOURCE_NOT_FOUND])
 
 /**
  * `error.type` of a message as the server saw it end; undefined when it did not fail. A JSON-RPC
