@@ -13,7 +13,7 @@ import { dispatch } from '../protocol/dispatch.js'
 import type { Endpoint } from './endpoint.js'
 import type { Carried } from './headers.js'
 import { sendJson } from './respond.js'
-import { answeredWithError } from './tracing.js'
+import { answeredWithError } from './request-trace.js'
 import { isThenable } from '../values.js'
 
 /**

@@ -13,7 +13,7 @@ import { bearerToken, missingFor } from '../auth/hook.js'
 import { httpError } from './authorize.js'
 import type { Endpoint } from './endpoint.js'
 import { sendError } from './respond.js'
-import { answeredWith } from './tracing.js'
+import { answeredWith } from './request-trace.js'
 
 function contentType (request: FastifyRequest): string {
   const value = request.headers['content-type']

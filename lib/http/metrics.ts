@@ -33,9 +33,11 @@ import { CLIENT_NOTIFICATIONS, METHODS } from '../spec/methods.js'
 import type { Session } from '../state/session-store.js'
 import type { Inbound } from '../protocol/inbound.js'
 import {
-  TRACER_NAME, errorTypeOf, httpVersionOf, namedIn,
-  type Attributes, type McpRequestTrace, type Measures, type OtelApi, type OtelHistogram, type OtelMeterProvider
-} from './tracing.js'
+  TRACER_NAME, type Attributes, type OtelApi, type OtelHistogram, type OtelMeterProvider
+} from '../protocol/otel/api.js'
+import { errorTypeOf, namedIn } from '../protocol/otel/conventions.js'
+import { networkOf, type McpRequestTrace } from './request-trace.js'
+import type { Measures } from './tracing.js'
 
 /** The histogram of every message answered. */
 export const OPERATION_DURATION = 'mcp.server.operation.duration'
@@ -88,9 +90,7 @@ export class Metrics implements Measures {
     if (!this.on()) return
     const attributes: Attributes = {
       'mcp.method.name': METHODS.has(trace.method) || KNOWN_NOTIFICATIONS.has(trace.method) ? trace.method : OTHER_METHOD,
-      'network.transport': 'tcp',
-      'network.protocol.name': 'http',
-      'network.protocol.version': httpVersionOf(trace.request)
+      ...networkOf(trace.request)
     }
     const version = trace.protocolVersion
     if (version !== undefined && SUPPORTED_VERSIONS.includes(version)) attributes['mcp.protocol.version'] = version
@@ -119,9 +119,7 @@ export class Metrics implements Measures {
     if (createdAt === undefined || !this.on()) return
     this.instruments!.session.record(Math.max(0, Date.now() - createdAt) / 1000, {
       'mcp.protocol.version': session.protocolVersion,
-      'network.transport': 'tcp',
-      'network.protocol.name': 'http',
-      'network.protocol.version': httpVersionOf(request)
+      ...networkOf(request)
     })
   }
 

@@ -24,7 +24,7 @@ import { answerLegacy, checkLegacy, handleInitialize, type LegacyChecked } from 
 import { answerModern, checkModern, type ModernChecked } from './modern.js'
 import { sendAccepted, sendError } from './respond.js'
 import { inboundOf } from './request-info.js'
-import { answeredWith, kTraced, type Traced } from './tracing.js'
+import { answeredWith, kTraced, type Traced } from './request-trace.js'
 import { PROTOCOL_VERSION } from '../spec/headers.js'
 
 /** What `check` found a POST to be, for the steps after it. */

@@ -16,7 +16,7 @@ import { hidden, noValidation, postSchema, type OpenApiDocs } from './openapi.js
 import { kInbound, kView } from './request-info.js'
 import { routeShape, type ResolvedRouteOptions } from './route-options.js'
 import { deleteRoute, getRoute, methodNotAllowed } from './session-routes.js'
-import { kTraced } from './tracing.js'
+import { kTraced } from './request-trace.js'
 
 export interface RouteOptions {
   readonly endpoint: Endpoint
@@ -47,7 +47,7 @@ export async function routes (app: FastifyInstance, options: RouteOptions): Prom
   // the Protected Resource Metadata (RFC 9728) beside the endpoint, below the same prefix
   if (endpoint.auth !== undefined) metadataRoutes(app, endpoint.auth, options.scopes, path)
 
-  // what a request of ours is, as each step found it (post.ts, request-info.ts, tracing.ts)
+  // what a request of ours is, as each step found it (post.ts, request-info.ts, request-trace.ts)
   for (const key of [kInbound, kChecked, kView, kTraced]) app.decorateRequest(key, null)
 
   // our own parser keeps the parse error's message (Fastify's default drops it), and refuses

@@ -12,7 +12,9 @@ import { modernCall, modernRequest, openSession, send, sessionPost } from '../he
 import { Type, toolError, type Session, type SessionStore } from '../../lib/index.js'
 import { Registry } from '../../lib/define/registry.js'
 import { DURATION_BUCKETS, Metrics, OPERATION_DURATION, SESSION_DURATION } from '../../lib/http/metrics.js'
-import { Tracing, type McpRequestTrace, type OtelApi } from '../../lib/http/tracing.js'
+import { Tracing } from '../../lib/http/tracing.js'
+import type { McpRequestTrace } from '../../lib/http/request-trace.js'
+import type { OtelApi } from '../../lib/protocol/otel/api.js'
 import { classify } from '../../lib/protocol/inbound.js'
 
 interface Point { readonly attributes: Record<string, unknown>, readonly count: number, readonly sum: number, readonly boundaries: number[] }

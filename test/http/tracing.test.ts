@@ -12,7 +12,9 @@ import { build } from '../helpers/app.js'
 import { modernCall, modernMeta, modernPost, modernRequest, openSession, send, sessionPost } from '../helpers/requests.js'
 import { Type, REQUEST_CHANNEL, type McpRequestTrace } from '../../lib/index.js'
 import { Registry } from '../../lib/define/registry.js'
-import { Spans, TRACER_NAME, Tracing, openTelemetry, otelRegistered, type OtelApi, type OtelLoader } from '../../lib/http/tracing.js'
+import { Tracing, type OtelLoader } from '../../lib/http/tracing.js'
+import { Spans } from '../../lib/http/spans.js'
+import { TRACER_NAME, openTelemetry, otelRegistered, type OtelApi } from '../../lib/protocol/otel/api.js'
 import { classify, type Inbound } from '../../lib/protocol/inbound.js'
 
 type Event = [name: string, context: McpRequestTrace, snapshot: Record<string, unknown>]

@@ -5,7 +5,8 @@
 // kill -9, test/e2e/fleet-survival.test.ts.
 import t from 'tap'
 import { Fleet, STOPPED } from '../../lib/protocol/fleet.js'
-import { Tasks, type Outcome } from '../../lib/protocol/tasks/lifecycle.js'
+import { Tasks } from '../../lib/protocol/tasks/lifecycle.js'
+import type { Outcome } from '../../lib/protocol/tasks/transitions.js'
 import { MemoryBus } from '../../lib/state/memory-bus.js'
 import { MemoryEventStore } from '../../lib/state/memory-event-store.js'
 import { MemoryTaskStore } from '../../lib/state/memory-task-store.js'

@@ -1,10 +1,8 @@
 /**
- * The task lifecycle (issue 13): the state machine, the tasks running on this instance, their
- * questions to the client and the answers, the waiters, ttl expiry and server close. The store
- * only compares and sets; which transition is legal is decided here. Transport-free, like the rest
- * of `protocol/`.
+ * The task lifecycle (issue 13): the tasks running on this instance, their changes (each a legal
+ * transition, `transitions.ts`), their questions to the client and the answers, ttl expiry and
+ * server close. Transport-free, like the rest of `protocol/`.
  */
-import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import { TaskEnded, TooManyQuestions } from '../../errors.js'
 import { INTERNAL_ERROR, notificationText } from '../../spec/jsonrpc.js'
@@ -13,23 +11,16 @@ import { isObject } from '../../values.js'
 import type { Bus } from '../../state/bus.js'
 import type { Liveness } from '../../state/liveness.js'
 import { quotaRefusal, type QuotaBounds } from '../../state/quota.js'
-import { TERMINAL, type TaskAnswer, type TaskPatch, type TaskQuestion, type TaskRecord, type TaskStatus, type TaskStore } from '../../state/task-store.js'
+import {
+  TERMINAL, type TaskAnswer, type TaskPatch, type TaskQuestion, type TaskRecord, type TaskStatus, type TaskStore
+} from '../../state/task-store.js'
 import type { Logger } from '../../spec/types.js'
 import type { Call } from '../call.js'
 import { TaskOutlets } from './outlets.js'
+import { newRecord, ownerOf } from './records.js'
+import { legal, type Change, type Outcome } from './transitions.js'
+import { TaskWaiters } from './waiters.js'
 import { taskWire } from './wire.js'
-
-/**
- * Legal transitions: terminal statuses have none. A live status may stay what it is while its
- * questions change (a second question, a partial answer).
- */
-const NEXT: Readonly<Record<TaskStatus, ReadonlySet<TaskStatus>>> = {
-  working: new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']),
-  input_required: new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']),
-  completed: new Set(),
-  failed: new Set(),
-  cancelled: new Set()
-}
 
 /** How long an expired task stays readable after it failed, in ms. */
 const EXPIRED_GRACE = 60_000
@@ -49,10 +40,6 @@ export const MAX_PENDING_QUESTIONS = 50
 const EXPIRED = 'the task expired (its ttl is over)'
 /** Why a task still running when its server closed failed. */
 export const CLOSED = 'the server closed before the task finished; call again'
-
-export function legal (from: TaskStatus, to: TaskStatus): boolean {
-  return NEXT[from].has(to)
-}
 
 export interface TaskSettings {
   readonly store: TaskStore
@@ -76,9 +63,6 @@ export interface TaskSettings {
   readonly liveness?: Liveness | undefined
 }
 
-/** A change of a live task, computed from the record as read; undefined: nothing to change. */
-export type Change = (record: TaskRecord) => (TaskPatch & { status: TaskStatus }) | undefined
-
 /** What a running task holds on this instance. */
 interface Running {
   readonly controller: AbortController
@@ -86,55 +70,34 @@ interface Running {
   readonly expiry: NodeJS.Timeout
 }
 
-/** The owner a call's tasks are bound to (docs/architecture.md, Tasks: Binding). */
-export function ownerOf (call: Call): string {
-  if (call.auth !== undefined) return `sub:${call.auth.subject}`
-  if (call.sessionId !== undefined) return `session:${call.sessionId}`
-  return 'anonymous'
-}
-
-/** How a task's work ended: what the store keeps. */
-export type Outcome = Pick<TaskPatch, 'status' | 'statusMessage' | 'result' | 'error'> & { status: 'completed' | 'failed' }
-
 export class Tasks {
   readonly store: TaskStore
   readonly pollInterval: number
   readonly pageSize: number
   /** The `tasks/result` streams open on this instance, by task: where a 2025 task's progress goes. */
   readonly outlets = new TaskOutlets()
-  private readonly bus: Bus
-  private readonly ttl: number
-  private readonly maxTtl: number
-  private readonly closeTimeout: number
   private readonly now: () => number
-  private readonly log: Logger | undefined
-  private readonly liveness: Liveness | undefined
   private readonly bounds: QuotaBounds
   private readonly running = new Map<string, Running>()
-  private readonly waiters = new Map<string, Set<() => void>>()
+  private readonly waiters: TaskWaiters
   /** Questions a `tasks/result` stream of this instance is carrying now (`taskId key`): asked once at a time. */
   private readonly carrying = new Set<string>()
   private unsubscribe: (() => void) | undefined
   private closed = false
 
-  constructor (settings: TaskSettings) {
+  constructor (private readonly settings: TaskSettings) {
     this.store = settings.store
-    this.bus = settings.bus
-    this.ttl = settings.ttl
-    this.maxTtl = settings.maxTtl
     this.pollInterval = settings.pollInterval
     this.pageSize = settings.pageSize
-    this.closeTimeout = settings.closeTimeout
     this.now = settings.now ?? Date.now
-    this.log = settings.log
-    this.liveness = settings.liveness
     this.bounds = settings.bounds ?? { perCaller: Infinity, total: Infinity }
+    this.waiters = new TaskWaiters(this.store)
   }
 
   /** The ttl granted for a requested one (undefined: none asked). */
   grant (requested: number | undefined): number {
     // a client's ttl is raised to the minimum; the server's own maxTtl stays the cap
-    return Math.min(Math.max(MIN_TTL, requested ?? this.ttl), this.maxTtl)
+    return Math.min(Math.max(MIN_TTL, requested ?? this.settings.ttl), this.settings.maxTtl)
   }
 
   /**
@@ -142,35 +105,23 @@ export class Tasks {
    * its signal aborts on cancel, expiry or server close. Undefined when the server is closing;
    * throws the quota's error (429 or 503) when the store's bounds refuse the task.
    */
-  async start (call: Call, ttl: number, work: (signal: AbortSignal, taskId: string) => Promise<Outcome>): Promise<TaskRecord | undefined> {
+  async start (
+    call: Call, ttl: number, work: (signal: AbortSignal, taskId: string) => Promise<Outcome>
+  ): Promise<TaskRecord | undefined> {
     if (this.closed) return undefined
-    const now = this.now()
+    const record = newRecord(call, ttl, this.pollInterval, this.now())
     const caller = call.transport.caller
-    const record: TaskRecord = {
-      taskId: randomUUID(),
-      version: 0,
-      owner: ownerOf(call),
-      caller,
-      // what the call asked of its caller is asked again of whoever reads the task (methods/tasks.ts)
-      tool: call.target?.kind === 'tool' ? call.target.name : undefined,
-      protocolVersion: call.protocolVersion,
-      sessionId: call.era === 'legacy' ? call.sessionId : undefined,
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttl,
-      pollInterval: this.pollInterval
-    }
     const owned = { kind: 'task', taskId: record.taskId } as const
     // recorded as this instance's before it exists: a task nobody could end if this instance died
     // would be polled until its ttl
-    await this.liveness?.own(owned)
+    await this.settings.liveness?.own(owned)
     const created = await this.store.create(record)
     if (created !== true) {
-      await this.liveness?.release(owned)
+      await this.settings.liveness?.release(owned)
       // a store that only says no (false) is full
       const bound = created === 'caller' ? 'caller' : 'total'
-      throw quotaRefusal('tasks', bound, this.bounds[bound === 'caller' ? 'perCaller' : 'total'], caller, call.transport.log)
+      const limit = this.bounds[bound === 'caller' ? 'perCaller' : 'total']
+      throw quotaRefusal('tasks', bound, limit, caller, call.transport.log)
     }
     this.listen()
     const controller = new AbortController()
@@ -191,8 +142,9 @@ export class Tasks {
       clearTimeout(expiry)
       this.running.delete(record.taskId)
       await this.settle(record.taskId, outcome).catch((err: unknown) => { this.failed(err, 'storing how a task ended') })
-      await (async () => { await this.liveness?.release(owned) })().catch((err: unknown) => {
-        this.log?.error({ err }, 'fastify-sake: the liveness store failed while forgetting a task that ended (harmless: a survivor that takes this instance over finds the task ended)')
+      await (async () => { await this.settings.liveness?.release(owned) })().catch((err: unknown) => {
+        this.settings.log?.error({ err }, 'fastify-sake: the liveness store failed while forgetting a task that ended ' +
+          '(harmless: a survivor that takes this instance over finds the task ended)')
       })
     })()
     this.running.set(record.taskId, { controller, done, expiry })
@@ -254,7 +206,7 @@ export class Tasks {
       return full ? undefined : { status: 'input_required', inputRequests: { ...pending, [key]: question } }
     })
     if (full) throw new TooManyQuestions(taskId, MAX_PENDING_QUESTIONS)
-    const record = await this.waitFor(taskId, signal, answered)
+    const record = await this.waiters.until(taskId, signal, answered)
     const answer = record?.inputResponses?.[key]
     // the task's signal aborts when it is cancelled, expires or the server closes: ended, all the same
     if (answer === undefined || signal.aborted) throw new TaskEnded(taskId)
@@ -337,35 +289,12 @@ export class Tasks {
 
   /** Resolves with the terminal record (or undefined when it vanished, or `signal` stopped the wait). */
   async wait (taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
-    return await this.waitFor(taskId, signal, (record) => record === undefined || TERMINAL.has(record.status))
+    return await this.waiters.until(taskId, signal, (record) => record === undefined || TERMINAL.has(record.status))
   }
 
   /** Resolves with the record once it changed from `version` (undefined: vanished, or `signal` stopped the wait). */
   async next (taskId: string, version: number, signal: AbortSignal): Promise<TaskRecord | undefined> {
-    return await this.waitFor(taskId, signal, (record) => record === undefined || record.version !== version)
-  }
-
-  /** Waits (woken by every change, here or on another instance) until `done` holds for the record. */
-  private async waitFor (taskId: string, signal: AbortSignal, done: (record: TaskRecord | undefined) => boolean): Promise<TaskRecord | undefined> {
-    for (;;) {
-      let wake!: () => void
-      const woken = new Promise<void>((resolve) => { wake = resolve })
-      const set = this.waiters.get(taskId) ?? new Set()
-      set.add(wake)
-      this.waiters.set(taskId, set)
-      const onAbort = (): void => wake()
-      signal.addEventListener('abort', onAbort, { once: true })
-      try {
-        const record = await this.store.get(taskId)
-        if (signal.aborted) return undefined
-        if (done(record)) return record
-        await woken
-      } finally {
-        signal.removeEventListener('abort', onAbort)
-        set.delete(wake)
-        if (set.size === 0) this.waiters.delete(taskId)
-      }
-    }
+    return await this.waiters.until(taskId, signal, (record) => record === undefined || record.version !== version)
   }
 
   /**
@@ -378,7 +307,7 @@ export class Tasks {
     this.closed = true
     const running = [...this.running.entries()]
     let timer: NodeJS.Timeout | undefined
-    const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, this.closeTimeout) })
+    const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, this.settings.closeTimeout) })
     // with a store that outlives this process (a fleet's), a task that ends within the bound is
     // simply done: its client reads the result on another instance
     if (grace) await Promise.race([Promise.all(running.map(([, r]) => r.done)), bound])
@@ -423,9 +352,9 @@ export class Tasks {
 
   /** Subscribes to status changes on the bus once the first task exists (other instances' too). */
   private listen (): void {
-    this.unsubscribe ??= this.bus.subscribe((event) => {
+    this.unsubscribe ??= this.settings.bus.subscribe((event) => {
       if (event.type !== 'taskStatus') return
-      this.wake(event.taskId)
+      this.waiters.wake(event.taskId)
       // a task running here, cancelled on another instance (tasks/cancel reached that one): stop its handler too
       if (this.running.has(event.taskId)) this.detached(this.stopIfEnded(event.taskId), 'reading a task another instance changed')
     })
@@ -443,7 +372,7 @@ export class Tasks {
    * status itself changed.
    */
   private changed (record: TaskRecord, from: TaskStatus): void {
-    this.wake(record.taskId)
+    this.waiters.wake(record.taskId)
     this.publish({ type: 'taskStatus', taskId: record.taskId })
     if (record.sessionId !== undefined && record.status !== from) {
       this.publish({ type: 'sessionNotification', sessionId: record.sessionId, message: notificationText('notifications/tasks/status', taskWire(record)) })
@@ -456,18 +385,13 @@ export class Tasks {
   }
 
   private failed (err: unknown, what: string): void {
-    this.log?.error({ err }, `fastify-sake: the task store failed while ${what}`)
+    this.settings.log?.error({ err }, `fastify-sake: the task store failed while ${what}`)
   }
 
   /** A bus that fails must not fail the task: its pollers still read the store. */
   private publish (event: Parameters<Bus['publish']>[0]): void {
     // a bus that throws at once, or later, alike
-    ;(async () => { await this.bus.publish(event) })().catch(noop)
-  }
-
-  private wake (taskId: string): void {
-    const set = this.waiters.get(taskId)
-    if (set !== undefined) for (const wake of [...set]) wake()
+    ;(async () => { await this.settings.bus.publish(event) })().catch(noop)
   }
 }
 

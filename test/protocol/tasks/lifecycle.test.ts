@@ -2,7 +2,9 @@
 // owners, close and its bound.
 import t from 'tap'
 import { TaskEnded } from '../../../lib/errors.js'
-import { Tasks, legal, ownerOf, type Outcome } from '../../../lib/protocol/tasks/lifecycle.js'
+import { Tasks } from '../../../lib/protocol/tasks/lifecycle.js'
+import { ownerOf } from '../../../lib/protocol/tasks/records.js'
+import { legal, type Outcome } from '../../../lib/protocol/tasks/transitions.js'
 import type { BusEvent } from '../../../lib/state/bus.js'
 import { MemoryTaskStore } from '../../../lib/state/memory-task-store.js'
 import { MemoryBus } from '../../../lib/state/memory-bus.js'
