@@ -138,7 +138,7 @@ t.test('authenticate: a hook that sends its own 401 error, in a host with async 
     errors++
   })
   app.addHook('onSend', async (_request, _reply, payload) => {
-    await sleep(2)
+    await sleep(2) // as above
     return payload
   })
   let runs = 0

@@ -153,7 +153,7 @@ t.test('Redis restarted on its append-only file (kill -9, then SIGTERM) under a 
   const load = await startLoad(gateway, { sessions: 3, stateless: 2, initializing: 1, timeout: 5000 })
   // first of the teardowns (last in, first out): a test that failed midway leaves no loop running
   t.teardown(load.stop)
-  await sleep(1500)
+  await sleep(1500) // the point: a stretch of steady load before the first outage
   const outages: Outage[] = []
   for (const how of ['kill -9', 'SIGTERM'] as const) {
     const down = Date.now()

@@ -70,7 +70,7 @@ t.test('a rolling restart under load of both eras through HAProxy: zero failed r
     })
   ]
 
-  await sleep(2000)
+  await sleep(2000) // the point: a stretch of steady load before the first restart
   t.comment(`load running: ${JSON.stringify(Object.fromEntries(Object.entries(tallies).map(([k, v]) => [k, v.ok])))}`)
   const before = { modern: tallies.modern!.ok, legacy: tallies.legacy!.ok }
   for (const i of [0, 1]) {
@@ -84,7 +84,7 @@ t.test('a rolling restart under load of both eras through HAProxy: zero failed r
     instances[i] = await startExample(env(ports[i]!))
     // back in the pool: HAProxy's check (every second) reads its /ready
     await until(async () => (await fetch(`http://127.0.0.1:${ports[i]}/ready`)).ok, { what: `instance ${i} ready`, timeout: 10_000, interval: 200 })
-    await sleep(2500)
+    await sleep(2500) // for HAProxy's checks to take it back: its view of the pool is not visible from here
   }
   running = false
   await Promise.all(loads)

@@ -33,15 +33,19 @@ const tools = [
     async execute (_args: unknown, ctx: any) {
       ctx.progress(1, 2, 'half')
       ctx.closeStream(5) // the client must resume, wherever its GET lands
-      await sleep(150)
+      await sleep(150) // the point: the result comes after the stream closed, while the client resumes
       return 'slow done'
     }
   },
+  // the point of its sleep: a task still working when it is created, finished later
   { name: 'job', task: 'optional', execute: async () => { await sleep(100); return 'job done' } }
 ] as any
 
-async function instance (t: Test, redis: RunningRedis | string, extra: Record<string, unknown> = {}): Promise<{ app: FastifyInstance, url: string }> {
-  const app = await build({ keepAlive: 0, redis: typeof redis === 'string' ? redis : redis.url, requestState: { keys: [KEY] }, tools, ...extra })
+async function instance (
+  t: Test, redis: RunningRedis | string, extra: Record<string, unknown> = {}, fastify: Record<string, unknown> = {}
+): Promise<{ app: FastifyInstance, url: string }> {
+  const url = typeof redis === 'string' ? redis : redis.url
+  const app = await build({ keepAlive: 0, redis: url, requestState: { keys: [KEY] }, tools, ...extra }, fastify)
   return { app, url: await listen(t, app) }
 }
 
@@ -137,11 +141,14 @@ t.test('2026-07-28: a question asked on A is answered on B; listChanged on A rea
 t.test('Redis killed: a session request is a clear 503 within seconds, a stateless call still works, nothing crashes; persisted data survives the restart', async (t) => {
   const redis = await startRedis(t, { persist: true })
   // no copies of the session (redis.sessionCache): every request reads the store, as after a second without one
-  const a = await instance(t, redis, { redis: { url: redis.url, timeout: 500, sessionCache: 0 } })
+  const log = captureLog()
+  const redisOptions = { url: redis.url, timeout: 500, sessionCache: 0 }
+  const a = await instance(t, redis, { redis: redisOptions }, { logger: log.logger })
   const session = await sessionOn(a.url)
   t.same((await (await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } })).json()).result.content, [{ type: 'text', text: '2' }])
   await redis.kill()
-  await sleep(100) // for the instance's client to see the connection drop: nothing outside it shows that
+  const lost = /^fastify-sake: the Redis connection failed/
+  await until(() => log.lines.some((line) => lost.test(line.msg ?? '')), { what: 'the instance to see Redis gone' })
   const started = Date.now()
   const down = await legacyPost(a.url, session, '2025-11-25', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } })
   const body = await down.json()

@@ -52,7 +52,7 @@ async function serve (t: Test, options: Record<string, unknown> = {}): Promise<{
       for (let now = started; now - started < FLOOD_MS; now = performance.now()) {
         const due = Math.floor((now - started) * RATE / 1000)
         while (flood.sent < due) ctx.progress(++flood.sent, undefined, NOTE)
-        await sleep(5)
+        await sleep(5) // the point: the flood's pace
       }
       flood.aborted = signal.aborted
       flood.done = true
@@ -183,7 +183,7 @@ async function measure (url: string, pending: () => boolean, baseline: number): 
     if (answer?.result?.content?.[0]?.text === 'answered') answered++
     else failed++
     slowest = Math.max(slowest, performance.now() - started)
-    await sleep(50)
+    await sleep(50) // the point: the other client's pace
   }
   clearInterval(sampler)
   return { baseline, peak: Math.max(...samples), samples, answered, failed, slowest }
@@ -195,7 +195,7 @@ const MiB = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(2)} MiB`
 async function warm (url: string): Promise<number> {
   // the other client's calls, as measure() makes them, until the code they run is compiled and its caches full
   for (let i = 0; i < 40; i++) await (await streamPost(url, 'tools/call', { name: 'add', arguments: {} })).json()
-  await sleep(100)
+  await sleep(100) // what the last calls left (sockets, timers) settles: no single event says it has
   gc()
   return process.memoryUsage().heapUsed
 }
@@ -330,7 +330,7 @@ t.test('listChanged to 2,000 open listens: every listen gets it, and the fan-out
   await app.mcp.listChanged('tools')
   ticking = false
   const took = performance.now() - started
-  await sleep(20)
+  await sleep(20) // the point: the monitor samples on its own timer; one more sample after the fan-out
   delay.disable()
   t.comment(`2,000 listens: the fan-out took ${took.toFixed(1)} ms over ${turns} turns of the event loop; worst event-loop delay ${(delay.max / 1e6).toFixed(1)} ms (this process also runs the 2,000 clients)`)
   // slices of at most 64 listeners (lib/state/memory-bus.ts): 2,000 listens and the server's own few

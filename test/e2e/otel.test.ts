@@ -37,7 +37,7 @@ async function serve (): Promise<FastifyInstance> {
     stream: true,
     execute: async (_args, ctx) => {
       ctx.progress(1, 2)
-      await new Promise((resolve) => setTimeout(resolve, 60))
+      await new Promise((resolve) => setTimeout(resolve, 60)) // the point: work that takes a while after its progress
       return 'done'
     }
   })

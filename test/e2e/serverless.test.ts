@@ -50,7 +50,7 @@ async function instance (t: Test, options: Partial<SakeOptions> = {}): Promise<{
     async execute (_args, ctx) {
       for (let i = 1; i <= 2; i++) {
         ctx.progress(i, 2, `step ${i}`)
-        await sleep(100)
+        await sleep(100) // the point: steps that take time
       }
       finished.push(Date.now())
       return 'done'

@@ -61,6 +61,14 @@ export function closeListening (app: FastifyInstance): () => Promise<void> {
   }
 }
 
+/**
+ * Resolves once `app` has begun to close: its preClose hooks ran, fastify-sake's first (it stops
+ * taking requests and tasks there), this one after it. Call it before the app is ready.
+ */
+export async function closeBegun (app: FastifyInstance): Promise<void> {
+  await new Promise<void>((resolve) => { app.addHook('preClose', async () => { resolve() }) })
+}
+
 /** The port a listening app is bound to. */
 export function portOf (app: FastifyInstance): number {
   return (app.server.address() as { port: number }).port

@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import type { Test } from 'tap'
+import { until } from './until.js'
 
 export interface RunningRedis {
   readonly url: string
@@ -16,6 +17,8 @@ export interface RunningRedis {
   restart (): Promise<void>
   /** One command through redis-cli, for looking at keys: its output, trimmed. */
   cli (...args: string[]): string
+  /** Waits until `key` has expired: Redis drops it when a command reads it past its expiry. */
+  expired (key: string): Promise<void>
 }
 
 async function freePort (): Promise<number> {
@@ -65,12 +68,15 @@ export async function startRedis (t: Test, options: { persist?: boolean } = {}):
   const dir = options.persist === true ? t.testdir() : undefined
   let child = await start(port, dir)
   t.teardown(async () => stop(child))
+  const cli = (...args: string[]): string =>
+    spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim()
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
     kill: async () => stop(child),
     terminate: async () => stop(child, 'SIGTERM'),
     restart: async () => { child = await start(port, dir) },
-    cli: (...args) => spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim()
+    cli,
+    expired: async (key) => { await until(() => cli('EXISTS', key) === '0', { what: `${key} to expire` }) }
   }
 }

@@ -3,7 +3,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../lib/index.js'
-import { build } from '../helpers/app.js'
+import { build, closeBegun } from '../helpers/app.js'
 import { openSession, MODERN, post, send, sessionPost } from '../helpers/requests.js'
 import { captureLog } from '../helpers/logs.js'
 import { startRedis } from '../helpers/redis.js'
@@ -235,11 +235,12 @@ t.test('a batch whose server began to close while it waited in a host hook: refu
   let runs = 0
   const closing = await build()
   closing.registerTool({ name: 'count', execute: () => { runs++; return 'ran' } })
+  const began = closeBegun(closing)
   closing.addHook('preHandler', async (request) => {
     // the batch waits here while the server begins to close
     if (Array.isArray(request.body)) {
       void closing.close()
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await began
     }
   })
   await closing.ready()

@@ -156,11 +156,11 @@ t.test('start sweeps on a timer, one sweep at a time; stop waits for the one run
   }
   fleet.start(5)
   await until(() => sweeps === 1, { what: 'the first sweep' })
-  await new Promise((resolve) => setTimeout(resolve, 40))
+  await new Promise((resolve) => setTimeout(resolve, 40)) // the point: eight intervals pass, and no second sweep starts
   t.equal(sweeps, 1, 'no second sweep while the first runs')
   const stopped = fleet.stop()
   release()
   await stopped
-  await new Promise((resolve) => setTimeout(resolve, 30))
+  await new Promise((resolve) => setTimeout(resolve, 30)) // the point: six intervals pass, and no sweep starts
   t.equal(sweeps, 1, 'none after stop')
 })

@@ -7,7 +7,7 @@ import { MemoryBus } from '../../lib/state/memory-bus.js'
 import { MemorySessionStore } from '../../lib/state/memory-session-store.js'
 import type { Bus, BusEvent } from '../../lib/state/bus.js'
 import type { Session, SessionStore } from '../../lib/state/session-store.js'
-import { sleep } from '../helpers/app.js'
+import { sleep, until } from '../helpers/app.js'
 
 const session = (id: string, logLevel?: string): Session => ({ id, protocolVersion: '2025-11-25', client: { info: { name: 'c', version: '1' }, capabilities: {} }, initialized: true, ...(logLevel === undefined ? {} : { logLevel }) })
 
@@ -88,7 +88,7 @@ t.test('a read that a drop overtook keeps nothing: the next get reads the store'
   t.teardown(() => cache.close())
   backing.create(session('a'))
   const reading = cache.get('a')
-  await sleep(1)
+  await until(() => release !== undefined, { what: 'the read to reach the store' })
   bus.publish({ type: 'sessionChanged', sessionId: 'a' })
   release()
   t.same(await reading, session('a'), 'the read still answers its own request')
@@ -131,9 +131,9 @@ t.test('set: a read begun before it keeps nothing, even when the bus reaches thi
   const cache = new SessionCache(slow, late, 60_000, logs().log)
   backing.create(session('a'))
   const reading = cache.get('a')
-  await sleep(1)
+  await until(() => release !== undefined, { what: 'the read to reach the store' })
   const setting = cache.set(session('a', 'debug'))
-  await sleep(1)
+  await until(() => deliver !== undefined, { what: 'the set to store and tell the bus' })
   release()
   t.same(await reading, session('a'), 'the read still answers its own request')
   t.same(cache.get('a'), session('a', 'debug'), 'the copy is the new session: the older read was not kept over it')

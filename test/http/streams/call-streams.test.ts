@@ -63,6 +63,7 @@ t.test('an unexpected failure in a streamed call is -32603, logged, with no deta
 
 t.test('a streaming call silent for longer than the keep-alive interval opens its stream then', async (t) => {
   const app = await build({ keepAlive: 100 })
+  // the point of both sleeps: tools slower and quicker than the keep-alive interval
   app.registerTool({ name: 'slow', stream: true, execute: async () => { await sleep(600); return 'late' } })
   app.registerTool({ name: 'quick', stream: true, execute: async () => { await sleep(10); return 'soon' } })
   const url = await listen(t, app)
@@ -81,14 +82,16 @@ t.test('a streaming call silent for longer than the keep-alive interval opens it
 
 t.test('a call that sends something after its client went away writes nothing and goes on', async (t) => {
   const log = captureLog()
+  const running = deferred<void>()
   const sent = deferred<boolean>()
   const app = await build({ keepAlive: 0 }, { logger: log.logger })
   app.registerTool({
     name: 'late',
     stream: true,
     execute: async (_args, ctx) => {
+      running.resolve()
       await until(() => ctx.signal.aborted, { what: 'the client to go away' })
-      await sleep(20)
+      await sleep(20) // the point: a tool that runs on a while after the abort, as a slow one does
       ctx.progress(1)
       sent.resolve(true)
       return 'nobody reads this'
@@ -99,10 +102,10 @@ t.test('a call that sends something after its client went away writes nothing an
   const post = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'late' } })
   post.on('error', () => {})
   post.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'late', arguments: {}, _meta: modernMeta({ progressToken: 'p' }) } }))
-  await sleep(100)
+  await running.promise
   post.destroy()
   t.equal(await sent.promise, true)
-  await sleep(50)
+  await sleep(50) // the point: an error writing what it sent would be logged by now
   t.same(log.errors(), [], 'no error: the stream had nowhere to go')
 })
 

@@ -4,7 +4,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, toolError, withMeta, InsufficientScopeError, StoreUnavailableError } from '../../../lib/index.js'
-import { build, until } from '../../helpers/app.js'
+import { build, closeBegun, until } from '../../helpers/app.js'
 import { captureLog } from '../../helpers/logs.js'
 import { openSession, sessionPost, send, modernCall, modernRequest } from '../../helpers/requests.js'
 import { RESOURCE, SCOPES, authApp, bearer, startIssuer } from '../../helpers/tokens.js'
@@ -44,6 +44,7 @@ async function app (extra: Record<string, unknown> = {}, fastify: Record<string,
       { name: 'meta', task: 'optional', execute: () => withMeta('ok', { trace: 'abc' }) },
       { name: 'bigint', task: 'optional', execute: () => ({ n: 1n }) },
       { name: 'plain_task', task: 'optional', execute: () => 'done' },
+      // stops a moment after its abort, as real work does
       { name: 'hangs', task: 'required', execute: (_args: unknown, ctx: any) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => setTimeout(resolve, 5))) }
     ] as any,
     ...extra
@@ -314,11 +315,12 @@ t.test('an orphaned task (its instance gone, a shared store) is failed by whoeve
 
 t.test('a task asked for as the server begins to close is not started: -32603 saying so', async (t) => {
   const server = await app()
+  const began = closeBegun(server)
   server.addHook('preHandler', async (request) => {
     // the call waits here while the server begins to close (its tasks stop taking new ones)
     if ((request.body as any)?.params?.name === 'plain_task') {
       void server.close()
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await began
     }
   })
   await server.ready()

@@ -298,7 +298,7 @@ t.test('collect takes the inbox one read at a time: a slow read is not overlappe
     leave: () => 'kept',
     async take () {
       takes++
-      await new Promise((resolve) => setTimeout(resolve, 150))
+      await new Promise((resolve) => setTimeout(resolve, 150)) // the point: a read slower than fifteen ticks
       return []
     }
   }
@@ -307,8 +307,7 @@ t.test('collect takes the inbox one read at a time: a slow read is not overlappe
   const waiting = sessions.questions.send('s', () => true, 'roots/list', {}, { timeout: 10_000, signal: new AbortController().signal, key: 'roots' }, { caller: 'test', log: quiet })
   waiting.catch(() => {})
   sessions.collect(10, { warn () {} } as any)
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  await new Promise((resolve) => setTimeout(resolve, 100)) // the point: ten ticks pass while the first read runs
   t.equal(takes, 1, 'ten ticks, one read still running')
-  await new Promise((resolve) => setTimeout(resolve, 150))
-  t.ok(takes >= 2, 'the next tick after it read again')
+  await until(() => takes >= 2, { what: 'the next tick after the read to read again' })
 })

@@ -132,7 +132,7 @@ t.test('with grace (a shared store), close lets a task finish within its bound, 
   const lifecycle = tasks({ closeTimeout: 300 })
   let aborted: unknown
   const quick = (await lifecycle.start(call, 5000, async (signal) => {
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, 100)) // the point: work that ends within the bound (300 ms)
     aborted = signal.aborted
     return { status: 'completed', result: { content: [] } }
   }))!

@@ -43,7 +43,7 @@ t.test('a slow Redis: the command fails within the timeout, naming the store', a
   await t.rejects(slow, { name: 'StoreUnavailableError', store: 'session', status: 503, code: -32603, message: /Service Unavailable: the session store cannot be reached \(Redis did not answer within 100 ms\)/ })
   t.ok(Date.now() - started < 450, 'not waiting for Redis')
   await redis.kill() // the command given up on fails later: nobody hears it, nothing crashes
-  await sleep(200)
+  await sleep(200) // the point: a late rejection nobody held would be reported by now (tap fails the test on one)
 })
 
 t.test('a command given up on that fails later: its rejection is handled, nothing is left unhandled', async (t) => {
@@ -58,7 +58,7 @@ t.test('a command given up on that fails later: its rejection is handled, nothin
   t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
   await t.rejects(conn.command('session', 'GET', 'k'), { name: 'StoreUnavailableError', message: /did not answer within 20 ms/ })
   fail(new Error('Connection is closed.'))
-  await sleep(20)
+  await sleep(20) // the point: an unhandled rejection would be reported by now
   t.same(unhandled, [], 'the late failure is nobody\'s, and says nothing')
 })
 

@@ -73,7 +73,7 @@ t.test('only an answer to a question that waits, on its session, is kept, once; 
   await inbox.forget('sake-a-3')
   t.equal(await inbox.leave('a', { sessionId: 's', id: 'sake-a-3', answer: { result: {} } }), 'unexpected', 'a question forgotten (timed out, its call ended) takes no answer')
   await inbox.expect('a', 's', 'sake-a-4', 1)
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await redis.expired('p:question:sake-a-4')
   t.equal(await inbox.leave('a', { sessionId: 's', id: 'sake-a-4', answer: { result: {} } }), 'unexpected', 'nor one past its timeout')
 })
 

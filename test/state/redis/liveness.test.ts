@@ -80,16 +80,16 @@ t.test('a survivor that stops midway: after deadAfter another takes the instance
   await a.liveness.own({ kind: 'task', taskId: 't1' })
   await a.liveness.own({ kind: 'task', taskId: 't2' })
   await a.liveness.close()
-  await sleep(SETTINGS.deadAfter)
-  const [first] = await b.liveness.takeOver()
-  t.equal(first!.owned.length, 2)
+  const first = await until(async () => (await b.liveness.takeOver())[0], { what: 'a taken over', interval: 50 })
+  t.equal(first.instance, 'a')
+  t.equal(first.owned.length, 2)
   // b ends t1 and stops before t2 (a crash): it never says the takeover is done
   await b.liveness.release({ kind: 'task', taskId: 't1' }, 'a')
   t.same(await c.liveness.takeOver(), [], 'a fresh claim is left to its survivor')
   const again = await until(async () => (await c.liveness.takeOver())[0], { what: 'the claim handed out again', timeout: 5 * SETTINGS.deadAfter, interval: 50 })
   t.same(again, { instance: 'a', owned: [{ kind: 'task', taskId: 't2' }] }, 'what b had not ended')
   await c.liveness.takenOver('a')
-  await sleep(SETTINGS.deadAfter + SETTINGS.interval)
+  await sleep(SETTINGS.deadAfter + SETTINGS.interval) // the point: past the claim's deadline, nobody gets it
   t.same(await c.liveness.takeOver(), [], 'done: nobody gets it again')
 })
 
@@ -102,7 +102,7 @@ t.test('a closed instance has left: taken over at once, without waiting for dead
   await a.liveness.close()
   t.equal(redis.cli('ZSCORE', 'f:instances', 'a'), '0')
   t.same(await b.liveness.takeOver(), [{ instance: 'a', owned: [{ kind: 'task', taskId: 'left behind' }] }])
-  await sleep(3 * SETTINGS.interval)
+  await sleep(3 * SETTINGS.interval) // the point: three beats' time, and none came
   t.notOk(beating(redis, 'a'), 'no heartbeat after close')
 })
 
@@ -162,12 +162,12 @@ t.test('Redis back after an outage longer than deadAfter: every score is stale, 
   await until(() => beating(redis, 'a') && beating(redis, 'b') && beating(redis, 'c'), { what: 'three heartbeats' })
   await a.liveness.own({ kind: 'task', taskId: 'a1' })
   await b.liveness.own({ kind: 'task', taskId: 'b1' })
-  await sleep(SETTINGS.deadAfter)
+  await sleep(SETTINGS.deadAfter) // the point: a whole deadAfter of beating, and nobody is taken for dead
   t.same(await c.liveness.takeOver(), [], 'settled: nobody is dead')
   // c dies while Redis is away; a and b live on
   await (c.liveness as any).heartbeat.terminate()
   await redis.kill()
-  await sleep(2.5 * SETTINGS.deadAfter)
+  await sleep(2.5 * SETTINGS.deadAfter) // the point: an outage longer than deadAfter
   await redis.restart()
   t.ok(redis.cli('ZSCORE', 'f:instances', 'a') !== '', 'the old scores came back from the append-only file')
   // a and b ask at once and often, from the moment they are back: neither takes the other (nor itself) over
@@ -189,7 +189,7 @@ t.test('an instance whose own heartbeat is stale never takes itself over', async
   const a = await member(t, redis, 'a')
   await until(() => beating(redis, 'a'), { what: "a's heartbeat" })
   await (a.liveness as any).heartbeat.terminate()
-  await sleep(2 * SETTINGS.deadAfter)
+  await sleep(2 * SETTINGS.deadAfter) // the point: its score goes stale with time, nothing else
   t.same(await a.liveness.takeOver(), [], 'its score is past the deadline, but it is the one asking')
   t.ok(beating(redis, 'a'), 'and it is still listed')
 })

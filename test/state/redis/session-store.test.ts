@@ -84,7 +84,7 @@ t.test('at a bound, sessions that expired make room; one still in use is counted
   now += 3_600_000
   redis.cli('PEXPIRE', 'session:old', '1')
   redis.cli('PEXPIRE', 'session:used', '50000')
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await redis.expired('session:old')
   t.equal(await store.create(session('new', 'ip:1')), true, 'the caller\'s expired session made room')
   t.equal(redis.cli('ZSCORE', 'caller-sessions:ip:1', 'old'), '', 'and left the counts')
   const score = Number(redis.cli('ZSCORE', 'caller-sessions:ip:1', 'used'))
@@ -92,7 +92,7 @@ t.test('at a bound, sessions that expired make room; one still in use is counted
   t.ok(Math.abs(score - lastUsed) < 1000, `the live one scored again by when it was last in use (${score} ≈ ${lastUsed})`)
   t.equal(await store.create(session('newer', 'ip:1')), 'caller', 'used and new: the caller is at its bound')
   redis.cli('PEXPIRE', 'session:third', '1')
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await redis.expired('session:third')
   t.equal(await store.create(session('late', 'ip:3')), true, 'the store at its bound: the expired one of another caller made room')
   t.equal(await store.create(session('later', 'ip:4')), 'total')
 })

@@ -52,7 +52,7 @@ t.test('expiry: a terminal record at its ttl (or keepUntil), a live one a grace 
   t.equal(await tasks.get('done'), undefined, 'terminal, past its ttl')
   t.ok(await tasks.get('live'), 'live: kept past its ttl, for the lifecycle to fail it')
   t.ok(await tasks.get('kept'), 'keepUntil keeps a failed one longer')
-  await sleep(300)
+  await sleep(300) // as above: past the grace too
   t.equal(await tasks.get('live'), undefined, 'past the grace too: dropped (its instance died)')
   t.equal(await tasks.get('kept'), undefined)
 })
