@@ -9,7 +9,7 @@
 //   protocol: lib/protocol/**   (never imports 'fastify', not even types)
 //   define:   lib/define/**     (only lib/define/handler-context.ts may import fastify, type-only)
 //   state:    lib/state/**
-//   bottom:   lib/spec/**, lib/errors.ts, lib/values.ts, lib/checks.ts
+//   bottom:   lib/spec/**, lib/errors.ts (and lib/errors/**, which it re-exports), lib/values.ts, lib/checks.ts
 //
 //   client:   lib/client/**      (fastify-sake/client: beside the server, not above or below it. It
 //                                 imports the bottom layer and lib/define/header-params.ts only, and
@@ -25,7 +25,7 @@ const AUTH = '^lib/auth/'
 const PROTOCOL = '^lib/protocol/'
 const DEFINE = '^lib/define/'
 const STATE = '^lib/state/'
-const BOTTOM = '^lib/(spec/|(errors|values|checks|option-spec)\\.ts$)'
+const BOTTOM = '^lib/(spec/|errors/|(errors|values|checks|option-spec)\\.ts$)'
 const CLIENT = '^lib/client/'
 const INDEX = '^lib/index\\.ts$'
 const LAYERS = [TOP, HTTP, STDIO, AUTH, PROTOCOL, DEFINE, STATE, BOTTOM, CLIENT]
