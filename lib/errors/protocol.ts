@@ -60,15 +60,7 @@ export class ShuttingDownError extends ProtocolError {
 export type QuotaLimit = 'sessions' | 'streams' | 'tasks' | 'questions'
 
 /** What a quota's names say in messages: what is counted, and the options that set each bound. */
-interface QuotaWords {
-  readonly what: string
-  readonly caller: string
-  readonly total: string
-  readonly free: string
-  readonly retryAfter: number
-}
-
-const QUOTAS: Readonly<Record<QuotaLimit, QuotaWords>> = {
+const QUOTAS = {
   sessions: {
     what: '2025 sessions',
     caller: 'sessions.maxPerCaller',
