@@ -9,25 +9,15 @@ import type { ResolvedAuth } from '../auth/auth-options.js'
 import type { Registry } from '../define/registry.js'
 import { RequestStateSealer } from '../state/request-state.js'
 import { Quota } from '../state/quota.js'
-import { serverContext, type ServerContext } from '../protocol/server.js'
+import { serverContext } from '../protocol/server.js'
 import { Sessions } from '../protocol/session/sessions.js'
 import { Fleet } from '../protocol/fleet.js'
 import { Streams } from '../http/streams/streams.js'
 import { Shutdown } from '../http/shutdown.js'
-import { openStores, type Stores } from './stores.js'
+import { openStores } from './stores.js'
 
-export interface Parts {
-  readonly stores: Stores
-  readonly server: ServerContext
-  /** The 2025 session protocol: the handshake, finding sessions, cancellations, questions to clients. */
-  readonly legacy: Sessions
-  readonly streams: Streams
-  /** Open streams, counted here, where they are held (stdio's too). */
-  readonly streamQuota: Quota
-  readonly fleet: Fleet
-  /** Draining and closing for rolling deploys. */
-  readonly shutdown: Shutdown
-}
+/** What `makeParts` made, for the decorators, stdio, the close and the routes. */
+export type Parts = Awaited<ReturnType<typeof makeParts>>
 
 // the process's own key breaks a question's retry on another instance or after a restart: said
 // at start on a fleet (redis), else when a call first asks the client something, and never when none does
@@ -44,7 +34,7 @@ export function requestStateSealer (app: FastifyInstance, options: ResolvedOptio
 }
 
 export async function makeParts (app: FastifyInstance, options: ResolvedOptions, registry: Registry,
-  auth: ResolvedAuth | undefined, sealer: RequestStateSealer): Promise<Parts> {
+  auth: ResolvedAuth | undefined, sealer: RequestStateSealer) {
   const stores = await openStores(options, app.log)
   const { sessions, bus, events, taskStore, liveness } = stores
   const server = serverContext({
@@ -65,7 +55,8 @@ export async function makeParts (app: FastifyInstance, options: ResolvedOptions,
     liveness,
     log: app.log
   })
-  // what callers may hold at once (issue 40): sessions and tasks are counted by their stores (in
+  // the 2025 session protocol (the handshake, finding sessions, cancellations, questions to clients)
+  // is `legacy`; what callers may hold at once (issue 40): sessions and tasks are counted by their stores (in
   // Redis across a fleet), open streams and waiting questions here, where they are held
   const { streams: streamOptions, questions } = options
   const streamQuota = new Quota('streams', { perCaller: streamOptions.maxPerCaller, total: streamOptions.maxStreams })
@@ -94,6 +85,6 @@ export async function makeParts (app: FastifyInstance, options: ResolvedOptions,
     // answers the bus missed (its connection blinked) are taken from the inbox at the same pace
     legacy.collect(options.redis.heartbeat, app.log)
   }
-  // a client told to come back waits a second (`retry:`, Retry-After)
+  // draining and closing for rolling deploys: a client told to come back waits a second (`retry:`, Retry-After)
   return { stores, server, legacy, streams, streamQuota, fleet, shutdown: new Shutdown(1000) }
 }

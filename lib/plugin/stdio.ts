@@ -8,12 +8,8 @@ import { resolveStdioOptions, type StdioOptions } from '../options/stdio.js'
 import type { StdioHandle, StdioTransport } from '../stdio/transport.js'
 import type { Parts } from './parts.js'
 
-export interface StdioConnections {
-  readonly open: (given?: StdioOptions) => Promise<StdioHandle>
-  readonly transports: Set<StdioTransport>
-}
-
-export function stdioConnections (app: FastifyInstance, options: ResolvedOptions, parts: Parts): StdioConnections {
+export function stdioConnections (app: FastifyInstance, options: ResolvedOptions, parts: Parts):
+{ open: (given?: StdioOptions) => Promise<StdioHandle>, transports: Set<StdioTransport> } {
   const transports = new Set<StdioTransport>()
   const open = async (given?: StdioOptions): Promise<StdioHandle> => {
     const { input, output, caller, closeOnEnd } = resolveStdioOptions(given)
