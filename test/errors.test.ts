@@ -2,7 +2,7 @@
 // belongs to exactly one exported SakeError class, and is documented in docs/errors.md, with no
 // stale row left there; the JSON-RPC codes the server sends are documented too.
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import * as api from '../lib/index.js'
 import * as errors from '../lib/errors.js'
 import * as jsonrpc from '../lib/spec/jsonrpc.js'
@@ -89,6 +89,14 @@ t.test('every error class in lib/errors.ts is exported by the package, but the i
     else t.equal((api as Record<string, unknown>)[name], value, name)
   }
   for (const name of INTERNAL) t.type((errors as Record<string, unknown>)[name], 'function', `${name} is in lib/errors.ts`)
+})
+
+t.test('lib/errors.ts re-exports every file of lib/errors/, so that the tests here see every class', async (t) => {
+  const dir = new URL('../lib/errors/', import.meta.url)
+  for (const file of readdirSync(dir)) {
+    const module = await import(new URL(file.replace(/\.ts$/, '.js'), dir).href) as Record<string, unknown>
+    for (const [name, value] of Object.entries(module)) t.equal((errors as Record<string, unknown>)[name], value, `${file}: ${name}`)
+  }
 })
 
 t.test('each code is the code of exactly one exported SakeError class, and back', async (t) => {

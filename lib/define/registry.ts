@@ -1,12 +1,15 @@
 /**
  * The tools, resources and prompts of one MCP server, compiled once at registration and kept in
  * Maps for O(1) lookup on every call; closed to new items when the server is ready. Finding what a
- * name or URI refers to is this file's job: every layer asks here, none keeps a lookup of its own.
+ * name or URI refers to is this file's job: every layer asks here, none keeps a lookup of its own
+ * (the skills' folders are built by skill-directories.ts, from the skills kept here).
  */
 import { SakeDuplicatePromptError, SakeDuplicateResourceError, SakeDuplicateToolError, SakeRegisterAfterReadyError, SakeResourceDefinitionError, SakeSkillDefinitionError, SakeToolDefinitionError } from '../errors.js'
-import { DIRECTORY_MIME_TYPE, SKILL_MD, SKILL_SCHEME } from '../spec/skills.js'
-import type { Requirement } from './requirement.js'
-import { compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill, type DirectoryChild, type SkillDefinition, type SkillDirectoryDefinition, type SkillLimits } from './skill.js'
+import { SKILL_SCHEME } from '../spec/skills.js'
+import {
+  compileDynamicSkill, compileFilesSkill, fileInSkill, type CompiledSkill, type SkillDefinition, type SkillDirectoryDefinition, type SkillLimits
+} from './skill.js'
+import { inSkill, skillDirectories, type FoundDirectory, type InSkill } from './skill-directories.js'
 import { readSkillFolder } from './skill-folder.js'
 import { compileResource, type CompiledResource, type ResourceDefinition } from './resource.js'
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './prompt.js'
@@ -19,39 +22,6 @@ export interface FoundResource {
   readonly uri: string
   readonly resource: CompiledResource
   readonly vars: Record<string, string>
-}
-
-/**
- * A directory resource (`resources/directory/read`): a skill's folder or one of its sub-folders,
- * or a folder of the namespace above skills (`skill://acme` above `skill://acme/refunds`); a
- * dynamic skill's folders are read live (`skill`).
- */
-export interface FoundDirectory {
-  readonly kind: 'directory'
-  readonly uri: string
-  /** Its children as registered; undefined for a dynamic skill's folder. */
-  readonly children: readonly DirectoryChild[] | undefined
-  /** The dynamic skill it belongs to, whose `list` gives its children. */
-  readonly skill: CompiledSkill | undefined
-  /** What reading it demands: its skill's scope; nothing for a folder above skills (its children are filtered). */
-  readonly access: CompiledSkill['access']
-  /** A folder of the namespace above skills: to a caller who may see none of the skills under it, it is not there. */
-  readonly above: boolean
-}
-
-/**
- * A URI inside a skill's folder that names nothing there of the kind asked for: no such file,
- * folder or nested skill. It belongs to that skill all the same, so that a caller the skill does
- * not allow gets the skill's refusal whether the name exists or not (names inside a skill cannot be
- * probed without its scope), and a caller it allows gets the method's not-found answer.
- */
-export interface InSkill {
-  readonly kind: 'in-skill'
-  readonly uri: string
-  /** What the request asked for, as a refusal names it: `resource '…'`, as for a file that exists. */
-  readonly asked: 'resource' | 'skill' | 'directory'
-  /** What the skill around it demands. */
-  readonly access: Requirement | undefined
 }
 
 /** What `reloadSkills` changed, by the URI of each skill's `SKILL.md`. */
@@ -301,7 +271,7 @@ export class Registry {
         const file = fileInSkill(root, uri)
         if (file !== undefined) return { kind: 'found', uri, resource: skill.dynamic!, vars: { file } }
       }
-      const around = this.inSkill(uri, 'resource')
+      const around = inSkill(this.skills, this.skillDepth, uri, 'resource')
       if (around !== undefined) return around
     }
     for (const resource of this.templates.values()) {
@@ -313,7 +283,7 @@ export class Registry {
 
   /** The skill whose `SKILL.md` a URI names (`skills/get`), or what the URI is inside a skill's folder. */
   findSkill (uri: string): CompiledSkill | InSkill | undefined {
-    return this.skills.get(uri) ?? this.inSkill(uri, 'skill')
+    return this.skills.get(uri) ?? inSkill(this.skills, this.skillDepth, uri, 'skill')
   }
 
   /**
@@ -321,64 +291,11 @@ export class Registry {
    * folder above skills; or what the URI is inside a skill's folder.
    */
   findDirectory (uri: string): FoundDirectory | InSkill | undefined {
-    const found = (this.directories ??= this.buildDirectories()).get(uri)
+    const found = (this.directories ??= skillDirectories(this.skills)).get(uri)
     if (found !== undefined) return found
     const dynamic = this.dynamicSkills.get(uri)
     if (dynamic !== undefined) return { kind: 'directory', uri, children: undefined, skill: dynamic, access: dynamic.access, above: false }
-    return this.inSkill(uri, 'directory')
-  }
-
-  /**
-   * A URI inside the folder of a skill (the innermost, for a nested one), as what belongs to it:
-   * `skill://acme/refunds/x` is inside `skill://acme/refunds`'s. Only the first `skillDepth`
-   * segments are looked at, so a URI of many segments costs no more than a short one.
-   */
-  private inSkill (uri: string, asked: InSkill['asked']): InSkill | undefined {
-    if (!uri.startsWith(SKILL_SCHEME)) return undefined
-    let skill: CompiledSkill | undefined
-    let end = SKILL_SCHEME.length
-    for (let depth = 0; depth < this.skillDepth; depth++) {
-      end = uri.indexOf('/', end + 1)
-      if (end === -1) break
-      skill = this.skills.get(`${uri.slice(0, end)}/${SKILL_MD}`) ?? skill
-    }
-    return skill === undefined ? undefined : { kind: 'in-skill', uri, asked, access: skill.access }
-  }
-
-  /** Every skill's folders, and the folders of the namespace above them, each with its children. */
-  private buildDirectories (): Map<string, FoundDirectory> {
-    const directories = new Map<string, FoundDirectory>()
-    // the folders above skills, each with its children (a folder's `skills` filled in as skills are met)
-    const above = new Map<string, Map<string, DirectoryChild & { skills?: Array<Requirement | undefined> }>>()
-    for (const skill of this.skills.values()) {
-      for (const [uri, children] of skill.directories) {
-        // a nested skill's folders are its enclosing skill's too: the enclosing one's answer stands
-        if (!directories.has(uri)) directories.set(uri, { kind: 'directory', uri, children, skill: undefined, access: skill.access, above: false })
-      }
-      // skill://acme/billing/refunds: skill://acme lists billing, skill://acme/billing lists refunds
-      const segments = skill.path.split('/')
-      for (let i = 1; i < segments.length; i++) {
-        const parent = SKILL_SCHEME + segments.slice(0, i).join('/')
-        const child = SKILL_SCHEME + segments.slice(0, i + 1).join('/')
-        const children = above.get(parent) ?? new Map()
-        above.set(parent, children)
-        // a child that is itself a skill's root demands that skill's scope to be seen; a folder
-        // above skills is seen by a caller who may see one of the skills under it (its name says
-        // what is there: to anyone else it is not there)
-        const own = this.skills.get(`${child}/${SKILL_MD}`)
-        const known = children.get(child)
-        const wire = { uri: child, name: segments[i], mimeType: DIRECTORY_MIME_TYPE }
-        if (own !== undefined) children.set(child, { wire, access: own.access })
-        else if (known === undefined) children.set(child, { wire, access: undefined, skills: [skill.access] })
-        else known.skills!.push(skill.access)
-      }
-    }
-    for (const [uri, children] of above) {
-      if (directories.has(uri)) continue // a skill's own folder holding a nested one: listed from the skill's files
-      const sorted = [...children.values()].sort((a, b) => Number(a.wire.uri! > b.wire.uri!) - Number(a.wire.uri! < b.wire.uri!))
-      directories.set(uri, { kind: 'directory', uri, children: sorted, skill: undefined, access: undefined, above: true })
-    }
-    return directories
+    return inSkill(this.skills, this.skillDepth, uri, 'directory')
   }
 
   /**
@@ -393,7 +310,7 @@ export class Registry {
         throw new SakeToolDefinitionError(`tool '${tool.name}': its 'ui' names the resource '${uri}', which is not registered; register it with registerResource({ uri: '${uri}', name, read }) before the server is ready, or give 'ui' as { uri, html } to define it in place`)
       }
     }
-    this.directories = this.buildDirectories()
+    this.directories = skillDirectories(this.skills)
     this.ready = true
   }
 

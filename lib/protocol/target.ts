@@ -7,7 +7,8 @@
  */
 import type { Requirement } from '../define/requirement.js'
 import type { CompiledPrompt } from '../define/prompt.js'
-import type { FoundDirectory, FoundResource, InSkill } from '../define/registry.js'
+import type { FoundResource } from '../define/registry.js'
+import type { FoundDirectory, InSkill } from '../define/skill-directories.js'
 import type { CompiledSkill } from '../define/skill.js'
 import type { CompiledResource } from '../define/resource.js'
 import type { CompiledTool } from '../define/tool.js'

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Registry, type FoundDirectory, type FoundResource } from '../../lib/define/registry.js'
+import { Registry, type FoundResource } from '../../lib/define/registry.js'
+import type { FoundDirectory } from '../../lib/define/skill-directories.js'
 import type { ToolDefinition } from '../../lib/define/tool-definition.js'
 
 function tool (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
