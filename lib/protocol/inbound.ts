@@ -128,11 +128,7 @@ export function classify (registry: Registry, body: unknown, sessionId: string |
   let modern: ModernMeta | undefined
   let metaRefusal: ProtocolError | undefined
   if (era === 'modern' && kind === 'request') {
-    try {
-      modern = checkMeta(meta)
-    } catch (err) {
-      metaRefusal = err as ProtocolError
-    }
+    try { modern = checkMeta(meta) } catch (err) { metaRefusal = err as ProtocolError }
   }
   // one literal, every field in the same order: one hidden class for every kind
   return {
