@@ -54,7 +54,7 @@ export default {
       'protocol core (docs/architecture.md, "Transports"); move what both transports need down into lib/protocol, ' +
       'and take resolved options (the caller) as a parameter.'),
     layer('http', HTTP, [TOP, STDIO],
-      'lib/http must not import the top layer (index.ts, api.ts, mcp-view.ts, options.ts): take what it ' +
+      'lib/http must not import the top layer (index.ts, api.ts, mcp-view.ts, options/, plugin/): take what it ' +
       'needs as a parameter (resolved options, the server context) from the caller in the top layer.'),
     layer('auth', AUTH, [TOP, HTTP, STDIO],
       'lib/auth must not import lib/http or the top layer: give http/ a verdict (a value or an error ' +
@@ -117,7 +117,7 @@ export default {
       name: 'layer-unknown',
       severity: 'error',
       comment: 'This lib/ file is in none of the layers (docs/architecture.md): move it into one (top: index.ts, plugin/, ' +
-        'api.ts, mcp-view.ts, options.ts; or http/, stdio/, auth/, protocol/, define/, state/, spec/, client/, errors.ts, ' +
+        'api.ts, mcp-view.ts, options/; or http/, stdio/, auth/, protocol/, define/, state/, spec/, client/, errors.ts, ' +
         'values.ts, checks.ts), or add it to a layer in .dependency-cruiser.mjs and docs/architecture.md.',
       from: { path: '^lib/' },
       to: { path: '^lib/', pathNot: [...LAYERS, '\\.[cm]?jsx?$'] } // .js: not-to-js-in-lib says it

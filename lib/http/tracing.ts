@@ -26,8 +26,6 @@ import { kTraced, traceOf, type McpRequestTrace, type Traced, type TracedRequest
 import { Spans } from './spans.js'
 
 // lib/index.ts imports these from here, as its one door to tracing
-export type { McpRequestTrace } from './request-trace.js'
-export { openTelemetry } from '../protocol/otel/api.js'
 
 /** The name of the TracingChannel: `diagnostics_channel.tracingChannel('fastify-sake:request')`. */
 export const REQUEST_CHANNEL = 'fastify-sake:request'
