@@ -131,9 +131,12 @@ export class Sessions {
    * this). Throws the 404 of a session that is not there, or the 400 of a version that does not fit.
    */
   findFitting (sessionId: string, subject: string | undefined, version: string | undefined, log: Logger): Session | Promise<Session> {
-    const found = this.find(sessionId, subject, log)
-    if (isThenable(found)) return Promise.resolve(found).then((session) => fit(session, version))
-    return fit(found, version)
+    // `find`'s steps, with one look at whether the store answered at once
+    const found = this.store.get(sessionId)
+    if (isThenable(found)) {
+      return Promise.resolve(found).then((session) => fit(owned(session, sessionId, subject, log), version))
+    }
+    return fit(owned(found, sessionId, subject, log), version)
   }
 
   /** A client notification on a session: a cancel, or the end of the handshake; others are dropped. */
