@@ -286,8 +286,11 @@ t.test('2025-11-25 over Redis: a slow client, a tool sending 10,000 events a sec
   report(t, measured)
   for (const line of log.lines) if (/event store is slower|reads too slowly/.test(String(line.msg))) t.comment(line.msg)
   // the bound: maxBuffered waiting for the store and maxBuffered for the client (with what the queue
-  // and Node keep beside the text), the Redis connection's buffers, and the noise of the other calls
-  t.ok(measured.peak - measured.baseline < 3 * 1024 * 1024, `the heap grew ${MiB(measured.peak - measured.baseline)} at most (bound: 3 MiB)`)
+  // and Node keep beside the text), the Redis connection's buffers, and the noise of the other calls.
+  // Measured: 2.2 to 2.9 MiB on Node 20 and 22, 3.6 to 4.6 MiB on Node 24 (flat from the flood's first
+  // sample; the same on the main before issue 42's changes), where keeping what the tool sends would
+  // grow it by the flood's 12 MB (40,000 events of 300 bytes), twice the bound
+  t.ok(measured.peak - measured.baseline < 6 * 1024 * 1024, `the heap grew ${MiB(measured.peak - measured.baseline)} at most (bound: 6 MiB)`)
   t.equal(measured.failed, 0, 'every other call was answered')
   client.fast()
   const answer = (events: SseEvent[]): any => events.map((event) => event.data === undefined || event.data === '' ? undefined : JSON.parse(event.data)).find((m) => m?.id === 8)
